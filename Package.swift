@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "EventGraph",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "LMDB", targets: ["LMDB"]),
+    .library(name: "EventGraph", targets: ["EventGraph"]),
+    .library(name: "EventTool", targets: ["EventTool"]),
+    .executable(name: "eventtool", targets: ["eventtool"]),
+  ],
+  targets: [
+    // C at the edge, once: Debian's liblmdb-dev, module map only.
+    .systemLibrary(name: "CLMDB", path: "Sources/CLMDB"),
+    // SQLite is used only by the benchmarks, as the peer a server developer would pick.
+    .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+    .target(name: "LMDB", dependencies: ["CLMDB"]),
+    .target(name: "EventGraph", dependencies: ["LMDB"]),
+    .target(name: "EventTool", dependencies: ["EventGraph"]),
+    .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
+    // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
+    .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
+    .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "LMDB", "CBaselines"]),
+    .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
+    .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "LMDB"]),
+    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

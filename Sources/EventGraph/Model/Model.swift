@@ -1,0 +1,187 @@
+/// A versioned schema: entities with attributes and relationships, as a Core Data model.
+///
+/// Names are interned: every entity has a small ``EntityID`` and every property of an
+/// entity a small ``PropertyID``. A sub-entity lists its parent's properties first, with
+/// the parent's IDs, so one property has the same ID in every entity that has it.
+///
+/// ```swift
+/// let model = try Model(name: "AddressBook", version: 1, entities: [
+///   EntityDescription(name: "AddressBook", attributes: [
+///     AttributeDescription(name: "firstName", type: .string),
+///     AttributeDescription(name: "phone1", type: .string, isOptional: true),
+///   ])
+/// ])
+/// ```
+public struct Model: Sendable, Hashable {
+  public let name: String
+  public let version: Int
+  /// The entities in declaration order; an entity's ``EntityID`` is its index here.
+  public let entities: [Entity]
+  private let entityIndex: [String: EntityID]
+
+  /// Builds and checks a model.
+  ///
+  /// - Throws: ``ModelError`` naming the entity and property at fault.
+  public init(name: String, version: Int, entities descriptions: [EntityDescription]) throws {
+    self.name = name
+    self.version = version
+    self.entities = try ModelBuilder(descriptions).build()
+    var index: [String: EntityID] = [:]
+    for e in entities { index[e.name] = e.id }
+    self.entityIndex = index
+  }
+
+  /// The entity with this name.
+  public func entity(named name: String) -> Entity? {
+    entityIndex[name].map { entities[Int($0.rawValue)] }
+  }
+
+  /// The entity with this ID.
+  public func entity(_ id: EntityID) -> Entity? {
+    let i = Int(id.rawValue)
+    return i < entities.count ? entities[i] : nil
+  }
+
+  /// The entity with this name, or an error naming it.
+  public func requireEntity(_ name: String) throws(ModelError) -> Entity {
+    guard let e = entity(named: name) else { throw .unknownEntity(name) }
+    return e
+  }
+
+  /// Whether `entity` is `ancestor` or one of its sub-entities.
+  public func isKind(_ entity: EntityID, of ancestor: EntityID) -> Bool {
+    var current: EntityID? = entity
+    while let c = current {
+      if c == ancestor { return true }
+      current = self.entity(c)?.parent
+    }
+    return false
+  }
+
+  /// The entity and all its sub-entities, the entity first.
+  public func descendants(of id: EntityID) -> [EntityID] {
+    entities.filter { isKind($0.id, of: id) }.map(\.id)
+  }
+
+  /// The descriptions this model was built from (round trip to a model file).
+  public var descriptions: [EntityDescription] { entities.map(\.description) }
+}
+
+/// A small integer naming an entity within one model version.
+public struct EntityID: RawRepresentable, Sendable, Hashable, Comparable {
+  public let rawValue: UInt16
+  public init(rawValue: UInt16) { self.rawValue = rawValue }
+  public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// A small integer naming a property (attribute or relationship) within one model version.
+public struct PropertyID: RawRepresentable, Sendable, Hashable, Comparable {
+  public let rawValue: UInt16
+  public init(rawValue: UInt16) { self.rawValue = rawValue }
+  public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// An entity of a checked model, with its inherited properties resolved.
+public struct Entity: Sendable, Hashable {
+  public let id: EntityID
+  public let name: String
+  public let parent: EntityID?
+  public let isAbstract: Bool
+  public let renamingIdentifier: String?
+  /// Every property, inherited ones first; a property's ``PropertyID`` is its index here.
+  public let properties: [Property]
+  /// The description as written (own properties only).
+  public let description: EntityDescription
+
+  /// The property with this name (inherited or own).
+  public func property(named name: String) -> Property? {
+    properties.first { $0.name == name }
+  }
+
+  /// The property with this ID.
+  public func property(_ id: PropertyID) -> Property? {
+    let i = Int(id.rawValue)
+    return i < properties.count ? properties[i] : nil
+  }
+
+  /// The attribute with this name.
+  public func attribute(named name: String) -> Attribute? {
+    if case .attribute(let a)? = property(named: name)?.kind { return a }
+    return nil
+  }
+
+  /// The relationship with this name.
+  public func relationship(named name: String) -> Relationship? {
+    if case .relationship(let r)? = property(named: name)?.kind { return r }
+    return nil
+  }
+
+  /// Every attribute, inherited ones first.
+  public var attributes: [Attribute] {
+    properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
+  }
+
+  /// Every relationship, inherited ones first.
+  public var relationships: [Relationship] {
+    properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
+  }
+}
+
+/// A property of an entity: an attribute or a relationship.
+public struct Property: Sendable, Hashable {
+  public enum Kind: Sendable, Hashable {
+    case attribute(Attribute)
+    case relationship(Relationship)
+  }
+  public let id: PropertyID
+  public let name: String
+  public let kind: Kind
+}
+
+/// A checked attribute.
+public struct Attribute: Sendable, Hashable {
+  public let id: PropertyID
+  public let name: String
+  public let type: AttributeType
+  public let isOptional: Bool
+  /// The default value, already converted to ``type``.
+  public let defaultValue: Value?
+  public let renamingIdentifier: String?
+  public let isIndexed: Bool
+}
+
+/// A checked relationship, with its inverse and destination resolved to IDs.
+public struct Relationship: Sendable, Hashable {
+  public let id: PropertyID
+  public let name: String
+  public let destination: EntityID
+  public let isToMany: Bool
+  public let isOrdered: Bool
+  public let isOptional: Bool
+  public let minCount: Int?
+  public let maxCount: Int?
+  /// The inverse relationship's ID in the destination entity.
+  public let inverse: PropertyID?
+  public let deleteRule: DeleteRule
+  public let renamingIdentifier: String?
+  /// The copy policy written in the model, if any.
+  public let copyPolicy: CopyPolicy?
+}
+
+/// What deleting an object does to the objects on the other side of a relationship.
+public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
+  /// Remove the link; the other object stays.
+  case nullify
+  /// Delete the other objects too.
+  case cascade
+  /// Refuse the delete while the relationship is not empty.
+  case deny
+  /// Remove the link (the store never keeps a dangling reference) without checking the
+  /// other side's counts; see Docs/store.md.
+  case noAction
+}
+
+/// How a clone treats a relationship.
+public enum CopyPolicy: String, Sendable, Hashable, CaseIterable {
+  case deep, reference, skip
+}

@@ -1,0 +1,155 @@
+/// Checks entity descriptions and resolves names, inheritance and inverses to IDs.
+struct ModelBuilder {
+  let descriptions: [EntityDescription]
+
+  init(_ descriptions: [EntityDescription]) { self.descriptions = descriptions }
+
+  func build() throws(ModelError) -> [Entity] {
+    guard descriptions.count < Int(UInt16.max) else {
+      throw .tooLarge("\(descriptions.count) entities")
+    }
+    var ids: [String: Int] = [:]
+    for (i, d) in descriptions.enumerated() {
+      try Self.checkName(d.name)
+      guard ids[d.name] == nil else { throw .duplicateEntity(d.name) }
+      ids[d.name] = i
+    }
+    // Parents first, so that a sub-entity can take its parent's resolved properties.
+    let order = try inheritanceOrder(ids)
+    var flat: [Int: [(name: String, attribute: AttributeDescription?, relationship: RelationshipDescription?)]] = [:]
+    for i in order {
+      let d = descriptions[i]
+      var props = d.parent.flatMap { ids[$0] }.flatMap { flat[$0] } ?? []
+      for a in d.attributes { props.append((a.name, a, nil)) }
+      for r in d.relationships { props.append((r.name, nil, r)) }
+      var seen = Set<String>()
+      for p in props {
+        try Self.checkName(p.name)
+        guard seen.insert(p.name).inserted else {
+          throw .duplicateProperty(entity: d.name, property: p.name)
+        }
+      }
+      guard props.count < Int(UInt16.max) else { throw .tooLarge("\(d.name) has \(props.count) properties") }
+      flat[i] = props
+    }
+    var entities: [Entity] = []
+    for (i, d) in descriptions.enumerated() {
+      var properties: [Property] = []
+      for (j, p) in (flat[i] ?? []).enumerated() {
+        let pid = PropertyID(rawValue: UInt16(j))
+        if let a = p.attribute {
+          properties.append(Property(id: pid, name: a.name, kind: .attribute(try attribute(a, pid, in: d))))
+        } else if let r = p.relationship {
+          properties.append(
+            Property(id: pid, name: r.name, kind: .relationship(try relationship(r, pid, in: d, ids: ids, flat: flat))))
+        }
+      }
+      entities.append(
+        Entity(
+          id: EntityID(rawValue: UInt16(i)), name: d.name,
+          parent: d.parent.flatMap { ids[$0] }.map { EntityID(rawValue: UInt16($0)) },
+          isAbstract: d.isAbstract, renamingIdentifier: d.renamingIdentifier,
+          properties: properties, description: d))
+    }
+    return entities
+  }
+
+  private func inheritanceOrder(_ ids: [String: Int]) throws(ModelError) -> [Int] {
+    var order: [Int] = []
+    var state = [Int](repeating: 0, count: descriptions.count)  // 0 new, 1 visiting, 2 done
+    for start in descriptions.indices {
+      var chain: [Int] = []
+      var current: Int? = start
+      while let c = current, state[c] != 2 {
+        guard state[c] == 0 else { throw .inheritanceCycle(entity: descriptions[c].name) }
+        state[c] = 1
+        chain.append(c)
+        if let p = descriptions[c].parent {
+          guard let pi = ids[p] else { throw .unknownParent(entity: descriptions[c].name, parent: p) }
+          current = pi
+        } else {
+          current = nil
+        }
+      }
+      for c in chain.reversed() {
+        state[c] = 2
+        order.append(c)
+      }
+    }
+    return order
+  }
+
+  private func attribute(_ a: AttributeDescription, _ id: PropertyID, in d: EntityDescription) throws(ModelError)
+    -> Attribute
+  {
+    var value: Value? = nil
+    if let v = a.defaultValue {
+      do {
+        value = try v.converted(to: a.type)
+      } catch {
+        throw .invalidDefault(entity: d.name, attribute: a.name, detail: error.description)
+      }
+    }
+    return Attribute(
+      id: id, name: a.name, type: a.type, isOptional: a.isOptional, defaultValue: value,
+      renamingIdentifier: a.renamingIdentifier, isIndexed: a.isIndexed)
+  }
+
+  private func relationship(
+    _ r: RelationshipDescription, _ id: PropertyID, in d: EntityDescription, ids: [String: Int],
+    flat: [Int: [(name: String, attribute: AttributeDescription?, relationship: RelationshipDescription?)]]
+  ) throws(ModelError) -> Relationship {
+    guard let dest = ids[r.destination] else {
+      throw .unknownDestination(entity: d.name, relationship: r.name, destination: r.destination)
+    }
+    if r.isOrdered && !r.isToMany { throw .orderedToOne(entity: d.name, relationship: r.name) }
+    if let lo = r.minCount, lo < 0 {
+      throw .invalidCounts(entity: d.name, relationship: r.name, detail: "minCount is negative")
+    }
+    if let lo = r.minCount, let hi = r.maxCount, lo > hi {
+      throw .invalidCounts(entity: d.name, relationship: r.name, detail: "minCount \(lo) exceeds maxCount \(hi)")
+    }
+    if !r.isToMany, let hi = r.maxCount, hi != 1 {
+      throw .invalidCounts(entity: d.name, relationship: r.name, detail: "a to-one relationship has maxCount 1")
+    }
+    var inverseID: PropertyID? = nil
+    if let inv = r.inverse {
+      let destProps = flat[dest] ?? []
+      guard let j = destProps.firstIndex(where: { $0.name == inv }) else {
+        throw .unknownInverse(entity: d.name, relationship: r.name, inverse: inv)
+      }
+      guard let back = destProps[j].relationship else {
+        throw .inverseMismatch(entity: d.name, relationship: r.name, inverse: inv, detail: "is an attribute")
+      }
+      guard back.inverse == r.name else {
+        throw .inverseMismatch(
+          entity: d.name, relationship: r.name, inverse: inv,
+          detail: "does not name '\(r.name)' as its inverse")
+      }
+      // The inverse must point back at this entity or one of its ancestors.
+      var ancestors: Set<String> = [d.name]
+      var p = d.parent
+      while let name = p {
+        ancestors.insert(name)
+        p = ids[name].flatMap { descriptions[$0].parent }
+      }
+      guard ancestors.contains(back.destination) else {
+        throw .inverseMismatch(
+          entity: d.name, relationship: r.name, inverse: inv,
+          detail: "has destination '\(back.destination)', not '\(d.name)'")
+      }
+      inverseID = PropertyID(rawValue: UInt16(j))
+    }
+    return Relationship(
+      id: id, name: r.name, destination: EntityID(rawValue: UInt16(dest)), isToMany: r.isToMany,
+      isOrdered: r.isOrdered, isOptional: r.isOptional, minCount: r.minCount, maxCount: r.maxCount,
+      inverse: inverseID, deleteRule: r.deleteRule, renamingIdentifier: r.renamingIdentifier,
+      copyPolicy: r.copyPolicy)
+  }
+
+  static func checkName(_ name: String) throws(ModelError) {
+    guard let first = name.unicodeScalars.first, !("0"..."9").contains(first),
+      name.unicodeScalars.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+    else { throw .invalidName(name) }
+  }
+}
