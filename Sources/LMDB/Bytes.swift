@@ -1,0 +1,43 @@
+/// Something whose bytes can be handed to LMDB as a key or a value without copying.
+public protocol LMDBBytes {
+  /// Calls `body` with the bytes; the pointer is valid only inside `body`.
+  func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension Array: LMDBBytes where Element == UInt8 {
+  public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try withUnsafeBytes(body)
+  }
+}
+
+extension ArraySlice: LMDBBytes where Element == UInt8 {
+  public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try withUnsafeBytes(body)
+  }
+}
+
+extension String: LMDBBytes {
+  public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    var copy = self
+    // SAFETY: withUTF8 gives contiguous UTF-8 storage for the duration of the closure.
+    return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+  }
+}
+
+/// A 64-bit unsigned integer as an 8-byte big-endian key, so keys sort numerically.
+public struct BigEndianKey: LMDBBytes, Sendable, Hashable {
+  public var value: UInt64
+  public init(_ value: UInt64) { self.value = value }
+
+  public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    var be = value.bigEndian
+    // SAFETY: `be` is a local that outlives the closure call.
+    return try withUnsafeBytes(of: &be) { try body($0) }
+  }
+
+  /// Reads an 8-byte big-endian integer; `nil` unless there are exactly 8 bytes.
+  public static func decode(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+    guard bytes.count == 8 else { return nil }
+    return UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+  }
+}

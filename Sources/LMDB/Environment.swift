@@ -1,0 +1,297 @@
+internal import CLMDB
+import Foundation
+
+/// Flags for opening an environment (a subset of `mdb_env_open`'s).
+public struct EnvironmentFlags: OptionSet, Sendable, Hashable {
+  public let rawValue: UInt32
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  /// Open read-only: every write transaction fails with ``LMDBError/permissionDenied``.
+  public static let readOnly = EnvironmentFlags(rawValue: UInt32(MDB_RDONLY))
+  /// Don't fsync the meta page on commit: atomic and consistent, may lose the last commits on an OS crash.
+  public static let noMetaSync = EnvironmentFlags(rawValue: UInt32(MDB_NOMETASYNC))
+  /// Don't fsync on commit at all: the OS decides; see ``Environment/sync(force:)``.
+  public static let noSync = EnvironmentFlags(rawValue: UInt32(MDB_NOSYNC))
+  /// Turn off read-ahead (better for random reads of stores larger than memory).
+  public static let noReadAhead = EnvironmentFlags(rawValue: UInt32(MDB_NORDAHEAD))
+  /// The path is a file, not a directory.
+  public static let noSubdirectory = EnvironmentFlags(rawValue: UInt32(MDB_NOSUBDIR))
+}
+
+/// How to open an environment.
+public struct EnvironmentOptions: Sendable {
+  public var flags: EnvironmentFlags
+  /// Initial map size in bytes; the map grows by itself when full.
+  public var mapSize: Int
+  public var maxDatabases: Int
+  public var maxReaders: Int
+  /// File mode for newly created files.
+  public var mode: Int32
+
+  public init(
+    flags: EnvironmentFlags = [], mapSize: Int = 64 << 20, maxDatabases: Int = 32, maxReaders: Int = 126,
+    mode: Int32 = 0o644
+  ) {
+    self.flags = flags
+    self.mapSize = mapSize
+    self.maxDatabases = maxDatabases
+    self.maxReaders = maxReaders
+    self.mode = mode
+  }
+}
+
+/// An LMDB environment: one directory holding one memory-mapped database file.
+///
+/// Safe to share between threads and tasks: read transactions are opened with
+/// `MDB_NOTLS`, so one may be used on any thread (never two at once); write
+/// transactions are serialized by LMDB and belong to the thread that began them, which
+/// is why every API here is synchronous and closure-scoped.
+///
+/// ```swift
+/// let env = try Environment(path: dir, options: .init(maxDatabases: 4))
+/// let db = try env.openDatabase("things")
+/// try env.write { txn in try txn.put(db, key: BigEndianKey(1), value: Array("one".utf8)) }
+/// let one = try env.read { txn in try txn.get(db, key: BigEndianKey(1)) }
+/// ```
+public final class Environment: @unchecked Sendable {
+  // SAFETY (@unchecked Sendable): `handle` is set once in init and freed in deinit; LMDB
+  // allows concurrent use of one MDB_env from many threads with MDB_NOTLS. The map size is
+  // only changed under `gate`, which excludes every transaction of this process.
+  let handle: OpaquePointer
+  let gate = TransactionGate()
+  public let path: String
+  public let flags: EnvironmentFlags
+
+  /// Opens (creating if needed) the environment at `path`, a directory unless
+  /// ``EnvironmentFlags/noSubdirectory`` is given.
+  ///
+  /// - Throws: ``LMDBError`` (``LMDBError/noSuchFile`` when the directory is missing,
+  ///   ``LMDBError/invalid`` when the file is not an LMDB environment).
+  public init(path: String, options: EnvironmentOptions = .init()) throws(LMDBError) {
+    var env: OpaquePointer?
+    try check(mdb_env_create(&env), "mdb_env_create")
+    guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
+    // Clean up the half-open handle on every failure below.
+    do {
+      try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")
+      try check(mdb_env_set_maxreaders(env, UInt32(options.maxReaders)), "mdb_env_set_maxreaders")
+      try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
+      let flags = options.flags.rawValue | UInt32(MDB_NOTLS)
+      try check(mdb_env_open(env, path, flags, mdb_mode_t(options.mode)), "mdb_env_open(\(path))")
+    } catch {
+      mdb_env_close(env)
+      throw error
+    }
+    self.handle = env
+    self.path = path
+    self.flags = options.flags
+    // Readers left behind by processes that died would pin old pages forever.
+    _ = try? clearStaleReaders()
+  }
+
+  deinit { mdb_env_close(handle) }
+
+  // MARK: - Databases
+
+  /// Opens a named database (the unnamed main database when `name` is nil), creating it
+  /// in a write transaction when `create` is true.
+  ///
+  /// - Returns: the handle, or `nil` when the database does not exist and `create` is false.
+  public func openDatabase(_ name: String?, flags: DatabaseFlags = [], create: Bool = true) throws(LMDBError)
+    -> Database?
+  {
+    if create && !self.flags.contains(.readOnly) {
+      let txn = try beginWrite()
+      let db = try txn.openDatabase(name, flags: flags, create: true)
+      try txn.commit()
+      return db
+    }
+    let txn = try beginRead()
+    let db = try txn.openDatabase(name, flags: flags, create: false)
+    try txn.commitHandles()
+    return db
+  }
+
+  // MARK: - Transactions
+
+  /// Runs `body` in a read-only snapshot of the environment.
+  public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+    let txn = try beginRead()
+    return try body(txn)
+  }
+
+  /// Begins a read-only transaction; it ends when the value is dropped.
+  public func beginRead() throws(LMDBError) -> ReadTransaction {
+    try gate.enter()
+    var txn: OpaquePointer?
+    var rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+    if rc == MDB_MAP_RESIZED {
+      gate.leave()
+      try adoptNewMapSize()
+      try gate.enter()
+      rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+    }
+    guard rc == 0, let txn else {
+      gate.leave()
+      throw LMDBError(code: rc == 0 ? 22 : rc, operation: "mdb_txn_begin(read)")
+    }
+    return ReadTransaction(handle: txn, gate: gate)
+  }
+
+  /// Runs `body` in a write transaction, committed when `body` returns and aborted when it
+  /// throws. When the map fills, the transaction is aborted, the map doubled and `body`
+  /// run again: `body` must act only through the transaction.
+  public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+    while true {
+      try growIfNearlyFull()
+      let txn = try beginWrite()
+      do {
+        let result = try body(txn)
+        try txn.commit()
+        return result
+      } catch let error as LMDBError where error == .mapFull {
+        continue  // `txn` was consumed or is aborted on drop; the loop grows the map.
+      }
+    }
+  }
+
+  /// Runs `body` in a write transaction whose errors are only LMDB's.
+  public func write<R>(_ body: (borrowing WriteTransaction) throws(LMDBError) -> R) throws(LMDBError) -> R {
+    do {
+      return try write { (txn: borrowing WriteTransaction) throws -> R in try body(txn) }
+    } catch let e as LMDBError {
+      throw e
+    } catch {
+      throw LMDBError(code: 22, operation: "write: \(error)")
+    }
+  }
+
+  /// Begins a write transaction; dropping it without ``WriteTransaction/commit()`` aborts.
+  /// It must be used and ended on the thread that began it.
+  public func beginWrite() throws(LMDBError) -> WriteTransaction {
+    try gate.enter()
+    var txn: OpaquePointer?
+    var rc = mdb_txn_begin(handle, nil, 0, &txn)
+    if rc == MDB_MAP_RESIZED {
+      gate.leave()
+      try adoptNewMapSize()
+      try gate.enter()
+      rc = mdb_txn_begin(handle, nil, 0, &txn)
+    }
+    guard rc == 0, let txn else {
+      gate.leave()
+      throw LMDBError(code: rc == 0 ? 22 : rc, operation: "mdb_txn_begin(write)")
+    }
+    return WriteTransaction(handle: txn, gate: gate)
+  }
+
+  // MARK: - Map size
+
+  /// Information about the map: its size and how much of it is used.
+  public var info: EnvironmentInfo {
+    var i = MDB_envinfo()
+    _ = mdb_env_info(handle, &i)
+    var s = MDB_stat()
+    _ = mdb_env_stat(handle, &s)
+    return EnvironmentInfo(
+      mapSize: i.me_mapsize, lastPage: Int(i.me_last_pgno), pageSize: Int(s.ms_psize),
+      maxReaders: Int(i.me_maxreaders), readersUsed: Int(i.me_numreaders))
+  }
+
+  /// Grows the map to at least `bytes`. Waits until no transaction of this process is open.
+  public func setMapSize(_ bytes: Int) throws(LMDBError) {
+    try gate.exclusive { () throws(LMDBError) in
+      try check(mdb_env_set_mapsize(handle, bytes), "mdb_env_set_mapsize")
+    }
+  }
+
+  /// Doubles the map when it is more than three quarters used, so that a commit seldom
+  /// meets `MDB_MAP_FULL` at all.
+  func growIfNearlyFull() throws(LMDBError) {
+    let i = info
+    let used = (i.lastPage + 1) * i.pageSize
+    if used * 4 > i.mapSize * 3 { try setMapSize(i.mapSize * 2) }
+  }
+
+  /// Another process grew the map: adopt its size.
+  func adoptNewMapSize() throws(LMDBError) {
+    try gate.exclusive { () throws(LMDBError) in
+      try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize(0)")
+    }
+  }
+
+  // MARK: - Maintenance
+
+  /// Flushes data to disk; needed only with ``EnvironmentFlags/noSync`` or
+  /// ``EnvironmentFlags/noMetaSync``.
+  public func sync(force: Bool = true) throws(LMDBError) {
+    try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync")
+  }
+
+  /// Releases reader slots held by processes that no longer exist.
+  /// - Returns: how many slots were cleared.
+  @discardableResult
+  public func clearStaleReaders() throws(LMDBError) -> Int {
+    var dead: Int32 = 0
+    try check(mdb_reader_check(handle, &dead), "mdb_reader_check")
+    return Int(dead)
+  }
+
+  /// The largest key LMDB accepts in this environment (511 bytes by default).
+  public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(handle)) }
+
+  /// Writes a consistent copy of the environment into `directory` (which must exist and be empty).
+  public func copy(to directory: String, compact: Bool = false) throws(LMDBError) {
+    try check(mdb_env_copy2(handle, directory, compact ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2")
+  }
+}
+
+/// The environment's map and reader table.
+public struct EnvironmentInfo: Sendable, Hashable {
+  public let mapSize: Int
+  public let lastPage: Int
+  public let pageSize: Int
+  public let maxReaders: Int
+  public let readersUsed: Int
+}
+
+/// Keeps the map size from changing while any transaction of this process is open.
+///
+/// LMDB requires that `mdb_env_set_mapsize` is called with no transaction active in the
+/// process; read transactions may move between threads (MDB_NOTLS), so a
+/// thread-owned lock cannot be held for their lifetime. A count under a condition is.
+final class TransactionGate: @unchecked Sendable {
+  // SAFETY (@unchecked Sendable): all state is read and written under `condition`.
+  private let condition = NSCondition()
+  private var active = 0
+  private var resizing = false
+
+  func enter() throws(LMDBError) {
+    condition.lock()
+    while resizing { condition.wait() }
+    active += 1
+    condition.unlock()
+  }
+
+  func leave() {
+    condition.lock()
+    active -= 1
+    if active == 0 { condition.broadcast() }
+    condition.unlock()
+  }
+
+  func exclusive(_ body: () throws(LMDBError) -> Void) throws(LMDBError) {
+    condition.lock()
+    while resizing { condition.wait() }
+    resizing = true
+    while active > 0 { condition.wait() }
+    condition.unlock()
+    defer {
+      condition.lock()
+      resizing = false
+      condition.broadcast()
+      condition.unlock()
+    }
+    try body()
+  }
+}

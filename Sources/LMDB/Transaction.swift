@@ -1,0 +1,264 @@
+internal import CLMDB
+
+/// An open transaction's C handle, opaque outside this module.
+public struct TransactionHandle {
+  let pointer: OpaquePointer
+}
+
+/// The operations every transaction offers: reads and cursors.
+public protocol TransactionReading: ~Copyable {
+  /// The C transaction, for this module's shared implementations.
+  var transactionHandle: TransactionHandle { get }
+}
+
+/// The operations of a write transaction, shared by ``WriteTransaction`` and ``WriteHandle``.
+public protocol TransactionWriting: TransactionReading, ~Copyable {}
+
+/// A copyable reference to an open write transaction, for code that keeps the transaction
+/// in an object for the duration of a closure-scoped write (as the store's own transaction
+/// type does). It is valid only until the ``WriteTransaction`` it came from ends: the owner
+/// of that transaction must not let it escape.
+public struct WriteHandle: TransactionWriting {
+  public let transactionHandle: TransactionHandle
+}
+
+/// A read-only snapshot. It ends (and frees its reader slot) when dropped; keep it short,
+/// since an open reader stops LMDB from reusing pages freed after it began.
+public struct ReadTransaction: ~Copyable, TransactionReading {
+  private var owned: OpaquePointer?
+  private let pointer: OpaquePointer
+  private let gate: TransactionGate
+
+  init(handle: OpaquePointer, gate: TransactionGate) {
+    self.owned = handle
+    self.pointer = handle
+    self.gate = gate
+  }
+
+  public var transactionHandle: TransactionHandle { TransactionHandle(pointer: pointer) }
+
+  /// Ends the snapshot keeping the database handles opened in it (LMDB discards handles
+  /// opened in a read transaction that is aborted rather than committed).
+  consuming func commitHandles() throws(LMDBError) {
+    guard let h = owned else { return }
+    owned = nil
+    try check(mdb_txn_commit(h), "mdb_txn_commit(read)")
+  }
+
+  deinit {
+    if let owned { mdb_txn_abort(owned) }
+    gate.leave()
+  }
+}
+
+/// A write transaction. ``commit()`` makes it durable; dropping it aborts.
+/// It belongs to the thread that began it: never `await` while one is open.
+public struct WriteTransaction: ~Copyable, TransactionWriting {
+  private var owned: OpaquePointer?
+  private let gate: TransactionGate?
+  private let pointer: OpaquePointer
+
+  init(handle: OpaquePointer, gate: TransactionGate?) {
+    self.owned = handle
+    self.pointer = handle
+    self.gate = gate
+  }
+
+  public var transactionHandle: TransactionHandle { TransactionHandle(pointer: pointer) }
+
+  /// A copyable reference to this transaction, valid until it ends.
+  public var handle: WriteHandle { WriteHandle(transactionHandle: transactionHandle) }
+
+  /// Commits every change made in this transaction atomically.
+  ///
+  /// - Throws: ``LMDBError``; the transaction is gone either way.
+  public consuming func commit() throws(LMDBError) {
+    guard let h = owned else { return }
+    owned = nil  // mdb_txn_commit frees the handle even when it fails.
+    try check(mdb_txn_commit(h), "mdb_txn_commit")
+  }
+
+  /// Discards every change made in this transaction.
+  public consuming func abort() {}
+
+  deinit {
+    if let owned { mdb_txn_abort(owned) }
+    gate?.leave()
+  }
+}
+
+extension ReadTransaction {
+  /// Opens an existing named database; `nil` when it does not exist.
+  public func openDatabase(_ name: String?, flags: DatabaseFlags = [], create: Bool = false) throws(LMDBError)
+    -> Database?
+  {
+    var dbi: MDB_dbi = 0
+    let h = transactionHandle.pointer
+    let rc = name.map { mdb_dbi_open(h, $0, flags.rawValue, &dbi) } ?? mdb_dbi_open(h, nil, flags.rawValue, &dbi)
+    if rc == MDB_NOTFOUND { return nil }
+    try check(rc, "mdb_dbi_open(\(name ?? "main"))")
+    return Database(dbi: dbi)
+  }
+}
+
+// MARK: - Writes
+
+extension TransactionWriting where Self: ~Copyable {
+  /// Runs `body` in a nested transaction: its changes become part of this transaction when
+  /// `body` returns, and are discarded alone when it throws.
+  ///
+  /// - Throws: what `body` throws (after rolling back the nested changes), or ``LMDBError``.
+  public func nested<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+    var child: OpaquePointer?
+    try check(mdb_txn_begin(mdb_txn_env(transactionHandle.pointer), transactionHandle.pointer, 0, &child), "mdb_txn_begin(nested)")
+    guard let child else { throw LMDBError(code: 22, operation: "mdb_txn_begin(nested)") }
+    let txn = WriteTransaction(handle: child, gate: nil)
+    let result = try body(txn)
+    try txn.commit()
+    return result
+  }
+
+  // MARK: - Writes
+
+  /// Stores `value` under `key`.
+  ///
+  /// - Returns: `false` when ``PutFlags/noOverwrite`` was given and the key exists.
+  @discardableResult
+  public func put(_ db: Database, key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = [])
+    throws(LMDBError) -> Bool
+  {
+    let rc = key.withLMDBBytes { k in
+      value.withLMDBBytes { v in
+        // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
+        var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+        var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+        return mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue)
+      }
+    }
+    if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
+    try check(rc, "mdb_put")
+    return true
+  }
+
+  /// Stores a value of `count` bytes under `key`, written in place by `fill` (`MDB_RESERVE`):
+  /// the value is encoded straight into the page, with no intermediate buffer.
+  public func put(
+    _ db: Database, key: some LMDBBytes, reserving count: Int, flags: PutFlags = [],
+    fill: (UnsafeMutableRawBufferPointer) -> Void
+  ) throws(LMDBError) {
+    var vv = MDB_val(mv_size: count, mv_data: nil)
+    let rc = key.withLMDBBytes { k in
+      // SAFETY: the key buffer is valid for this call; LMDB copies it.
+      var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+      return mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_RESERVE))
+    }
+    try check(rc, "mdb_put(reserve)")
+    // SAFETY: LMDB returned a writable region of exactly `count` bytes inside a dirty page of
+    // this transaction; it stays valid until the next write in this transaction.
+    fill(UnsafeMutableRawBufferPointer(start: vv.mv_data, count: count))
+  }
+
+  /// Removes `key` (and all its values in a duplicate-sorted database).
+  /// - Returns: whether the key was there.
+  @discardableResult
+  public func delete(_ db: Database, key: some LMDBBytes) throws(LMDBError) -> Bool {
+    let rc = key.withLMDBBytes { k in
+      // SAFETY: the key buffer is valid for this call.
+      var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+      return mdb_del(transactionHandle.pointer, db.dbi, &kv, nil)
+    }
+    if rc == MDB_NOTFOUND { return false }
+    try check(rc, "mdb_del")
+    return true
+  }
+
+  /// Removes every entry of `db`, keeping the database itself.
+  public func empty(_ db: Database) throws(LMDBError) {
+    try check(mdb_drop(transactionHandle.pointer, db.dbi, 0), "mdb_drop")
+  }
+
+  /// Opens or creates a named database inside this transaction.
+  public func openDatabase(_ name: String?, flags: DatabaseFlags = [], create: Bool) throws(LMDBError)
+    -> Database?
+  {
+    var dbi: MDB_dbi = 0
+    let f = flags.rawValue | (create ? UInt32(MDB_CREATE) : 0)
+    let rc = name.map { mdb_dbi_open(transactionHandle.pointer, $0, f, &dbi) } ?? mdb_dbi_open(transactionHandle.pointer, nil, f, &dbi)
+    if rc == MDB_NOTFOUND { return nil }
+    try check(rc, "mdb_dbi_open(\(name ?? "main"))")
+    return Database(dbi: dbi)
+  }
+}
+
+// MARK: - Reads, shared by both kinds of transaction
+
+extension TransactionReading where Self: ~Copyable {
+  /// Calls `body` with the value stored under `key`, without copying it out of the map.
+  ///
+  /// The buffer is valid only inside `body`.
+  /// - Returns: `nil` when the key is absent, else what `body` returns.
+  public func withValue<R>(_ db: Database, key: some LMDBBytes, _ body: (UnsafeRawBufferPointer) throws -> R)
+    throws -> R?
+  {
+    var vv = MDB_val()
+    let rc = key.withLMDBBytes { k in
+      // SAFETY: the key buffer is valid for this call.
+      var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+      return mdb_get(transactionHandle.pointer, db.dbi, &kv, &vv)
+    }
+    if rc == MDB_NOTFOUND { return nil }
+    try check(rc, "mdb_get")
+    // SAFETY: the value points into the map and stays valid until this transaction ends or
+    // writes again; `body` may not keep the pointer.
+    return try body(UnsafeRawBufferPointer(start: vv.mv_data, count: vv.mv_size))
+  }
+
+  /// The value stored under `key`, copied; `nil` when absent.
+  public func get(_ db: Database, key: some LMDBBytes) throws(LMDBError) -> [UInt8]? {
+    do {
+      return try withValue(db, key: key) { [UInt8]($0) }
+    } catch let e as LMDBError {
+      throw e
+    } catch {
+      throw LMDBError(code: 22, operation: "mdb_get")
+    }
+  }
+
+  /// Whether `key` is present.
+  public func contains(_ db: Database, key: some LMDBBytes) throws(LMDBError) -> Bool {
+    try get(db, key: key) != nil
+  }
+
+  /// B-tree counts of `db`.
+  public func statistics(_ db: Database) throws(LMDBError) -> DatabaseStatistics {
+    var s = MDB_stat()
+    try check(mdb_stat(transactionHandle.pointer, db.dbi, &s), "mdb_stat")
+    return DatabaseStatistics(
+      entries: s.ms_entries, depth: Int(s.ms_depth), branchPages: s.ms_branch_pages,
+      leafPages: s.ms_leaf_pages, overflowPages: s.ms_overflow_pages, pageSize: Int(s.ms_psize))
+  }
+
+  /// Opens a cursor on `db`; it closes when dropped, and must not outlive this transaction.
+  public func cursor(_ db: Database) throws(LMDBError) -> Cursor {
+    var c: OpaquePointer?
+    try check(mdb_cursor_open(transactionHandle.pointer, db.dbi, &c), "mdb_cursor_open")
+    guard let c else { throw LMDBError(code: 22, operation: "mdb_cursor_open") }
+    return Cursor(handle: c)
+  }
+
+  /// Visits entries in key order, starting at the first key `>= start` (or the first key),
+  /// until `body` returns `false`.
+  ///
+  /// - Parameter body: gets the key and the value, valid only during the call.
+  public func forEach(
+    _ db: Database, from start: (some LMDBBytes)? = [UInt8]?.none,
+    _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+  ) throws {
+    let cursor = try self.cursor(db)
+    var more = try start.map { try cursor.seek($0) } ?? cursor.first()
+    while more {
+      guard try cursor.withCurrent(body) else { return }
+      more = try cursor.next()
+    }
+  }
+}
