@@ -206,11 +206,16 @@ public final class Environment: @unchecked Sendable {
   }
 
   /// Doubles the map when it is more than three quarters used, so that a commit seldom
-  /// meets `MDB_MAP_FULL` at all.
-  func growIfNearlyFull() throws(LMDBError) {
+  /// meets `MDB_MAP_FULL` at all. Call with no transaction of this thread open.
+  public func growIfNearlyFull() throws(LMDBError) {
     let i = info
     let used = (i.lastPage + 1) * i.pageSize
     if used * 4 > i.mapSize * 3 { try setMapSize(i.mapSize * 2) }
+  }
+
+  /// Doubles the map (after `MDB_MAP_FULL`). Call with no transaction of this thread open.
+  public func grow() throws(LMDBError) {
+    try setMapSize(info.mapSize * 2)
   }
 
   /// Another process grew the map: adopt its size.

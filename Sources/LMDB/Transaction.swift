@@ -22,6 +22,12 @@ public struct WriteHandle: TransactionWriting {
   public let transactionHandle: TransactionHandle
 }
 
+/// A copyable reference to an open read transaction, valid until the
+/// ``ReadTransaction`` it came from ends (the same contract as ``WriteHandle``).
+public struct ReadHandle: TransactionReading {
+  public let transactionHandle: TransactionHandle
+}
+
 /// A read-only snapshot. It ends (and frees its reader slot) when dropped; keep it short,
 /// since an open reader stops LMDB from reusing pages freed after it began.
 public struct ReadTransaction: ~Copyable, TransactionReading {
@@ -36,6 +42,9 @@ public struct ReadTransaction: ~Copyable, TransactionReading {
   }
 
   public var transactionHandle: TransactionHandle { TransactionHandle(pointer: pointer) }
+
+  /// A copyable reference to this transaction, valid until it ends.
+  public var handle: ReadHandle { ReadHandle(transactionHandle: transactionHandle) }
 
   /// Ends the snapshot keeping the database handles opened in it (LMDB discards handles
   /// opened in a read transaction that is aborted rather than committed).

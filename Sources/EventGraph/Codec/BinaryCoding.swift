@@ -1,0 +1,137 @@
+import Foundation
+
+/// Appends the binary encodings of the store: LEB128 varints, zigzag integers,
+/// little-endian fixed-width floats, length-prefixed bytes.
+struct BinaryWriter {
+  var bytes: [UInt8]
+
+  init(capacity: Int = 64) {
+    bytes = []
+    bytes.reserveCapacity(capacity)
+  }
+
+  @inline(__always)
+  mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+  @inline(__always)
+  mutating func varint(_ v: UInt64) {
+    var v = v
+    while v >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+      v >>= 7
+    }
+    bytes.append(UInt8(v))
+  }
+
+  @inline(__always)
+  mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
+  mutating func fixed64(_ v: UInt64) {
+    for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+  }
+
+  mutating func fixed32(_ v: UInt32) {
+    for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
+  }
+
+  mutating func lengthPrefixed(_ b: some Collection<UInt8>) {
+    varint(UInt64(b.count))
+    bytes.append(contentsOf: b)
+  }
+
+  mutating func string(_ s: String) {
+    var s = s
+    s.withUTF8 { lengthPrefixed($0) }
+  }
+}
+
+/// A failure to decode stored bytes: the record is damaged or not ours.
+public struct CorruptionError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What was being read (for example "commit at sequence 12").
+  public var context: String
+  public var offset: Int
+  public var reason: String
+  public var description: String { "\(context): corrupt at byte \(offset): \(reason)" }
+}
+
+/// Reads what ``BinaryWriter`` wrote, checking every bound: damaged input gives a
+/// ``CorruptionError``, never a trap.
+struct BinaryReader {
+  let bytes: UnsafeRawBufferPointer
+  var offset = 0
+
+  init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+  var isAtEnd: Bool { offset >= bytes.count }
+  var remaining: Int { bytes.count - offset }
+
+  func failure(_ reason: String) -> CorruptionError {
+    CorruptionError(context: "", offset: offset, reason: reason)
+  }
+
+  @inline(__always)
+  mutating func byte() throws(CorruptionError) -> UInt8 {
+    guard offset < bytes.count else { throw failure("unexpected end") }
+    defer { offset += 1 }
+    return bytes[offset]
+  }
+
+  @inline(__always)
+  mutating func varint() throws(CorruptionError) -> UInt64 {
+    var result: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+      guard offset < bytes.count else { throw failure("unexpected end in a number") }
+      let b = bytes[offset]
+      offset += 1
+      guard shift < 64 else { throw failure("number too long") }
+      result |= UInt64(b & 0x7F) << shift
+      if b < 0x80 { return result }
+      shift += 7
+    }
+  }
+
+  mutating func zigzag() throws(CorruptionError) -> Int64 {
+    let v = try varint()
+    return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
+  }
+
+  mutating func int(max: UInt64 = UInt64(Int32.max)) throws(CorruptionError) -> Int {
+    let v = try varint()
+    guard v <= max else { throw failure("number \(v) out of range") }
+    return Int(v)
+  }
+
+  mutating func fixed64() throws(CorruptionError) -> UInt64 {
+    guard remaining >= 8 else { throw failure("unexpected end in a 64-bit field") }
+    // SAFETY: 8 bytes are available from `offset`, checked above.
+    let v = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    offset += 8
+    return v
+  }
+
+  mutating func fixed32() throws(CorruptionError) -> UInt32 {
+    guard remaining >= 4 else { throw failure("unexpected end in a 32-bit field") }
+    // SAFETY: 4 bytes are available from `offset`, checked above.
+    let v = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    offset += 4
+    return v
+  }
+
+  mutating func slice() throws(CorruptionError) -> UnsafeRawBufferPointer {
+    let n = try varint()
+    guard n <= UInt64(remaining) else { throw failure("length \(n) beyond the end") }
+    // SAFETY: the range is inside `bytes`, checked above.
+    let s = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(n))])
+    offset += Int(n)
+    return s
+  }
+
+  mutating func string() throws(CorruptionError) -> String {
+    let s = try slice()
+    guard let text = String(validating: s.bindMemory(to: UInt8.self), as: UTF8.self) else {
+      throw failure("invalid UTF-8")
+    }
+    return text
+  }
+}

@@ -1,0 +1,212 @@
+import Foundation
+
+/// The binary form of a commit record, as stored in the log (see Docs/format.md).
+///
+/// ```
+/// u8      format (1)
+/// varint  commit number
+/// varint  first sequence
+/// zigzag  time, milliseconds since 1970
+/// varint  model version
+/// varint  metadata field count, then per field: varint tag, payload
+/// varint  event count, then the events
+/// u32 LE  CRC-32C of every byte before it
+/// ```
+enum CommitCodec {
+  static let format: UInt8 = 1
+
+  enum EventTag: UInt8 { case insert = 1, set, link, unlink, delete }
+  enum MetadataTag: UInt64 { case author = 1, correlationID, idempotencyKey, sourceCommit, clonedFrom, extra }
+
+  static func encode(_ c: Commit) -> [UInt8] {
+    var w = BinaryWriter(capacity: 32 + c.events.count * 24)
+    w.byte(format)
+    w.varint(c.number)
+    w.varint(c.firstSequence)
+    w.zigzag(milliseconds(c.time))
+    w.varint(UInt64(c.modelVersion))
+    encode(c.metadata, into: &w)
+    w.varint(UInt64(c.events.count))
+    for e in c.events { encode(e, into: &w) }
+    let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+    w.fixed32(crc)
+    return w.bytes
+  }
+
+  static func milliseconds(_ d: Date) -> Int64 {
+    let ms = (d.timeIntervalSince1970 * 1000).rounded(.down)
+    return ms.isFinite ? Int64(clamping: Int(exactly: ms) ?? 0) : 0
+  }
+
+  private static func encode(_ m: CommitMetadata, into w: inout BinaryWriter) {
+    var fields = 0
+    if m.author != nil { fields += 1 }
+    if m.correlationID != nil { fields += 1 }
+    if m.idempotencyKey != nil { fields += 1 }
+    if m.sourceCommit != nil { fields += 1 }
+    if m.clonedFrom != nil { fields += 1 }
+    fields += m.extra.count
+    w.varint(UInt64(fields))
+    if let a = m.author {
+      w.varint(MetadataTag.author.rawValue)
+      w.string(a)
+    }
+    if let c = m.correlationID {
+      w.varint(MetadataTag.correlationID.rawValue)
+      w.string(c)
+    }
+    if let k = m.idempotencyKey {
+      w.varint(MetadataTag.idempotencyKey.rawValue)
+      w.string(k)
+    }
+    if let s = m.sourceCommit {
+      w.varint(MetadataTag.sourceCommit.rawValue)
+      w.varint(s)
+    }
+    if let o = m.clonedFrom {
+      w.varint(MetadataTag.clonedFrom.rawValue)
+      w.varint(o.rawValue)
+    }
+    // Sorted, so that the same metadata always encodes to the same bytes.
+    for (k, v) in m.extra.sorted(by: { $0.key < $1.key }) {
+      w.varint(MetadataTag.extra.rawValue)
+      w.string(k)
+      w.string(v)
+    }
+  }
+
+  static func encode(_ e: Event, into w: inout BinaryWriter) {
+    switch e {
+    case .insert(let o, let entity):
+      w.byte(EventTag.insert.rawValue)
+      w.varint(o.rawValue)
+      w.varint(UInt64(entity.rawValue))
+    case .set(let o, let attribute, let value):
+      w.byte(EventTag.set.rawValue)
+      w.varint(o.rawValue)
+      w.varint(UInt64(attribute.rawValue))
+      w.value(value)
+    case .link(let o, let relationship, let target, let position):
+      w.byte(EventTag.link.rawValue)
+      w.varint(o.rawValue)
+      w.varint(UInt64(relationship.rawValue))
+      w.varint(target.rawValue)
+      w.varint(position.map { UInt64($0) + 1 } ?? 0)
+    case .unlink(let o, let relationship, let target):
+      w.byte(EventTag.unlink.rawValue)
+      w.varint(o.rawValue)
+      w.varint(UInt64(relationship.rawValue))
+      w.varint(target.rawValue)
+    case .delete(let o):
+      w.byte(EventTag.delete.rawValue)
+      w.varint(o.rawValue)
+    }
+  }
+
+  /// Checks the record's checksum without decoding it.
+  static func checksumMatches(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard bytes.count >= 5 else { return false }
+    let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
+    // SAFETY: the last 4 bytes are inside the buffer (count >= 5 checked above).
+    let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
+    return CRC32C.checksum(body) == stored
+  }
+
+  /// Decodes a commit record, checking its checksum first.
+  ///
+  /// - Parameter context: names the record in errors ("log entry 12").
+  static func decode(_ bytes: UnsafeRawBufferPointer, context: String, verifyChecksum: Bool = true)
+    throws(CorruptionError) -> Commit
+  {
+    do throws(CorruptionError) {
+      if verifyChecksum && !checksumMatches(bytes) {
+        throw CorruptionError(context: "", offset: max(0, bytes.count - 4), reason: "checksum mismatch")
+      }
+      var r = BinaryReader(UnsafeRawBufferPointer(rebasing: bytes[..<max(0, bytes.count - 4)]))
+      let f = try r.byte()
+      guard f == format else { throw r.failure("unknown commit format \(f)") }
+      let number = try r.varint()
+      let first = try r.varint()
+      let ms = try r.zigzag()
+      let version = try r.int()
+      let metadata = try decodeMetadata(&r)
+      let count = try r.int()
+      guard count <= r.remaining else { throw r.failure("event count \(count) beyond the record") }
+      var events: [Event] = []
+      events.reserveCapacity(count)
+      for _ in 0..<count { events.append(try decodeEvent(&r)) }
+      guard r.isAtEnd else { throw r.failure("\(r.remaining) bytes after the last event") }
+      return Commit(
+        number: number, firstSequence: first, time: Date(timeIntervalSince1970: Double(ms) / 1000),
+        modelVersion: version, metadata: metadata, events: events)
+    } catch {
+      var e = error
+      e.context = context
+      throw e
+    }
+  }
+
+  /// Decodes only what precedes the metadata and the event count, without the checksum.
+  static func decodeHeader(_ bytes: UnsafeRawBufferPointer, context: String) throws(CorruptionError)
+    -> (number: UInt64, firstSequence: UInt64, eventCount: UInt64)
+  {
+    var r = BinaryReader(bytes)
+    do throws(CorruptionError) {
+      let f = try r.byte()
+      guard f == format else { throw r.failure("unknown commit format \(f)") }
+      let number = try r.varint()
+      let first = try r.varint()
+      _ = try r.zigzag()
+      _ = try r.varint()
+      _ = try decodeMetadata(&r)
+      return (number, first, try r.varint())
+    } catch {
+      var e = error
+      e.context = context
+      throw e
+    }
+  }
+
+  private static func decodeMetadata(_ r: inout BinaryReader) throws(CorruptionError) -> CommitMetadata {
+    var m = CommitMetadata()
+    let n = try r.int()
+    for _ in 0..<n {
+      let raw = try r.varint()
+      guard let tag = MetadataTag(rawValue: raw) else { throw r.failure("unknown metadata field \(raw)") }
+      switch tag {
+      case .author: m.author = try r.string()
+      case .correlationID: m.correlationID = try r.string()
+      case .idempotencyKey: m.idempotencyKey = try r.string()
+      case .sourceCommit: m.sourceCommit = try r.varint()
+      case .clonedFrom: m.clonedFrom = ObjectID(try r.varint())
+      case .extra:
+        let k = try r.string()
+        m.extra[k] = try r.string()
+      }
+    }
+    return m
+  }
+
+  static func decodeEvent(_ r: inout BinaryReader) throws(CorruptionError) -> Event {
+    let raw = try r.byte()
+    guard let tag = EventTag(rawValue: raw) else { throw r.failure("unknown event kind \(raw)") }
+    let object = ObjectID(try r.varint())
+    switch tag {
+    case .insert:
+      return .insert(object, entity: EntityID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max)))))
+    case .set:
+      let p = PropertyID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
+      return .set(object, attribute: p, value: try r.value())
+    case .link:
+      let p = PropertyID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
+      let target = ObjectID(try r.varint())
+      let pos = try r.int()
+      return .link(object, relationship: p, target: target, position: pos == 0 ? nil : pos - 1)
+    case .unlink:
+      let p = PropertyID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
+      return .unlink(object, relationship: p, target: ObjectID(try r.varint()))
+    case .delete:
+      return .delete(object)
+    }
+  }
+}

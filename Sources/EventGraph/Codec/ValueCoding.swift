@@ -1,0 +1,89 @@
+import Foundation
+
+/// The binary form of attribute values: a tag byte, then the payload.
+enum ValueTag: UInt8 {
+  case none = 0, string, int16, int32, int64, double, float, decimal, falseValue, trueValue, date, binary, uuid, uri
+}
+
+extension BinaryWriter {
+  mutating func value(_ v: Value?) {
+    guard let v else { return byte(ValueTag.none.rawValue) }
+    switch v {
+    case .string(let s):
+      byte(ValueTag.string.rawValue)
+      string(s)
+    case .int16(let n):
+      byte(ValueTag.int16.rawValue)
+      zigzag(Int64(n))
+    case .int32(let n):
+      byte(ValueTag.int32.rawValue)
+      zigzag(Int64(n))
+    case .int64(let n):
+      byte(ValueTag.int64.rawValue)
+      zigzag(n)
+    case .double(let d):
+      byte(ValueTag.double.rawValue)
+      fixed64(d.bitPattern)
+    case .float(let f):
+      byte(ValueTag.float.rawValue)
+      fixed32(f.bitPattern)
+    case .decimal(let d):
+      byte(ValueTag.decimal.rawValue)
+      string(d.description)
+    case .boolean(let b):
+      byte(b ? ValueTag.trueValue.rawValue : ValueTag.falseValue.rawValue)
+    case .date(let d):
+      byte(ValueTag.date.rawValue)
+      fixed64(d.timeIntervalSince1970.bitPattern)
+    case .binary(let b):
+      byte(ValueTag.binary.rawValue)
+      lengthPrefixed(b)
+    case .uuid(let u):
+      byte(ValueTag.uuid.rawValue)
+      let t = u.uuid
+      bytes.append(contentsOf: [
+        t.0, t.1, t.2, t.3, t.4, t.5, t.6, t.7, t.8, t.9, t.10, t.11, t.12, t.13, t.14, t.15,
+      ])
+    case .uri(let s):
+      byte(ValueTag.uri.rawValue)
+      string(s)
+    }
+  }
+}
+
+extension BinaryReader {
+  mutating func value() throws(CorruptionError) -> Value? {
+    let tagByte = try byte()
+    guard let tag = ValueTag(rawValue: tagByte) else { throw failure("unknown value tag \(tagByte)") }
+    switch tag {
+    case .none: return nil
+    case .string: return .string(try string())
+    case .int16:
+      guard let n = Int16(exactly: try zigzag()) else { throw failure("int16 out of range") }
+      return .int16(n)
+    case .int32:
+      guard let n = Int32(exactly: try zigzag()) else { throw failure("int32 out of range") }
+      return .int32(n)
+    case .int64: return .int64(try zigzag())
+    case .double: return .double(Double(bitPattern: try fixed64()))
+    case .float: return .float(Float(bitPattern: try fixed32()))
+    case .decimal:
+      let s = try string()
+      guard let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else {
+        throw failure("invalid decimal '\(s)'")
+      }
+      return .decimal(d)
+    case .falseValue: return .boolean(false)
+    case .trueValue: return .boolean(true)
+    case .date: return .date(Date(timeIntervalSince1970: Double(bitPattern: try fixed64())))
+    case .binary: return .binary([UInt8](try slice()))
+    case .uuid:
+      guard remaining >= 16 else { throw failure("unexpected end in a uuid") }
+      var b = [UInt8](repeating: 0, count: 16)
+      for i in 0..<16 { b[i] = try byte() }
+      return .uuid(
+        UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+    case .uri: return .uri(try string())
+    }
+  }
+}

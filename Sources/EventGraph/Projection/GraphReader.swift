@@ -1,0 +1,135 @@
+import LMDB
+
+/// Reads the projection through any open transaction: the shared read path of snapshots,
+/// write transactions, replay and verify.
+struct GraphReader<T: TransactionReading> {
+  let txn: T
+  let dbs: StoreDatabases
+  let model: Model
+
+  /// The entity an identity was created with, even if the object was deleted since.
+  func entity(of o: ObjectID) throws -> EntityID? {
+    try txn.withValue(dbs.identities, key: StoreKey.object(o)) { b in
+      KeyField.u16(b, at: 0).map { EntityID(rawValue: $0) }
+    } ?? nil
+  }
+
+  /// The live object's state; `nil` when it does not exist or was deleted.
+  func object(_ o: ObjectID) throws -> ObjectState? {
+    try txn.withValue(dbs.objects, key: StoreKey.object(o)) { b in
+      try ObjectState.decode(b, id: o, model: model)
+    }
+  }
+
+  /// The targets of a relationship, in order for an ordered one.
+  func related(_ o: ObjectID, _ rel: PropertyID) throws -> [ObjectID] {
+    var result: [ObjectID] = []
+    try scanLinks(o, rel.rawValue) { key, value in
+      if value.count == 8, let t = KeyField.u64(value, at: 0) {
+        result.append(ObjectID(t))
+      } else if let t = KeyField.u64(key, at: 10) {
+        result.append(ObjectID(t))
+      }
+    }
+    return result
+  }
+
+  /// Calls `body` for each entry of `links` under (object, relationship).
+  func scanLinks(_ o: ObjectID, _ rel: UInt16, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void)
+    throws
+  {
+    let prefix = StoreKey.links(o, rel)
+    try txn.forEach(dbs.links, from: prefix) { key, value in
+      guard KeyField.hasPrefix(key, prefix) else { return false }
+      try body(key, value)
+      return true
+    }
+  }
+
+  /// Every link entry of an object: (relationship raw value, target).
+  func allLinks(_ o: ObjectID) throws -> [(rel: UInt16, target: ObjectID)] {
+    var result: [(UInt16, ObjectID)] = []
+    let prefix = StoreKey.object(o)
+    try txn.forEach(dbs.links, from: prefix) { key, value in
+      guard KeyField.hasPrefix(key, prefix), let rel = KeyField.u16(key, at: 8) else { return false }
+      if value.count == 8, let t = KeyField.u64(value, at: 0) {
+        result.append((rel, ObjectID(t)))
+      } else if let t = KeyField.u64(key, at: 10) {
+        result.append((rel, ObjectID(t)))
+      }
+      return true
+    }
+    return result
+  }
+
+  /// The live objects of exactly this entity (not its sub-entities), in identity order.
+  func objects(ofExactly e: EntityID) throws -> [ObjectID] {
+    var result: [ObjectID] = []
+    let prefix = StoreKey.entityPrefix(e)
+    try txn.forEach(dbs.entities, from: prefix) { key, _ in
+      guard KeyField.hasPrefix(key, prefix), let o = KeyField.u64(key, at: 2) else { return false }
+      result.append(ObjectID(o))
+      return true
+    }
+    return result
+  }
+
+  /// The live objects of an entity and its sub-entities, in identity order.
+  func objects(of e: EntityID) throws -> [ObjectID] {
+    let kinds = model.descendants(of: e)
+    if kinds.count == 1 { return try objects(ofExactly: e) }
+    return try kinds.flatMap { try objects(ofExactly: $0) }.sorted()
+  }
+
+  /// The first sequences of the commits that touched an object, oldest first.
+  func history(_ o: ObjectID) throws -> [UInt64] {
+    var result: [UInt64] = []
+    let prefix = StoreKey.object(o)
+    try txn.forEach(dbs.history, from: prefix) { key, _ in
+      guard KeyField.hasPrefix(key, prefix), let s = KeyField.u64(key, at: 8) else { return false }
+      result.append(s)
+      return true
+    }
+    return result
+  }
+
+  /// The commit that holds event `sequence`, decoded; `nil` beyond the log.
+  func commit(containing sequence: UInt64) throws -> Commit? {
+    let cursor = try txn.cursor(dbs.log)
+    var found = try cursor.seek(StoreKey.sequence(sequence))
+    if found {
+      let exact = try cursor.withCurrent { k, _ in KeyField.u64(k, at: 0) == sequence }
+      if !exact { found = try cursor.previous() }
+    } else {
+      found = try cursor.last()
+    }
+    guard found else { return nil }
+    let commit = try cursor.withCurrent { k, v in
+      try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+    }
+    return sequence <= commit.lastSequence ? commit : nil
+  }
+
+  /// The last commit's number and last sequence (0, 0 for an empty log).
+  func logEnd() throws -> (commit: UInt64, sequence: UInt64) {
+    let cursor = try txn.cursor(dbs.log)
+    guard try cursor.last() else { return (0, 0) }
+    return try cursor.withCurrent { k, v in
+      let h = try CommitCodec.decodeHeader(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+      return (h.number, h.firstSequence + h.eventCount - 1)
+    }
+  }
+
+  /// The highest identity ever given (0 when none).
+  func lastObjectID() throws -> UInt64 {
+    let cursor = try txn.cursor(dbs.identities)
+    guard try cursor.last() else { return 0 }
+    return try cursor.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
+  }
+
+  /// `Entity/N` for an object, or `#N` when its identity is unknown.
+  func display(_ o: ObjectID) -> String {
+    if let e = try? entity(of: o), let entity = model.entity(e) { return "\(entity.name)/\(o.rawValue)" }
+    return "#\(o.rawValue)"
+  }
+}

@@ -1,0 +1,60 @@
+/// The current attribute values of one object, as the projection keeps them.
+public struct ObjectState: Sendable, Hashable {
+  public let id: ObjectID
+  public let entity: EntityID
+  /// Values by ``PropertyID``; relationship slots and unset attributes are `nil`.
+  public internal(set) var values: [Value?]
+
+  init(id: ObjectID, entity: EntityID, propertyCount: Int) {
+    self.id = id
+    self.entity = entity
+    self.values = [Value?](repeating: nil, count: propertyCount)
+  }
+
+  /// The value of an attribute.
+  public subscript(_ attribute: PropertyID) -> Value? {
+    let i = Int(attribute.rawValue)
+    return i < values.count ? values[i] : nil
+  }
+
+  mutating func set(_ attribute: PropertyID, _ value: Value?) {
+    let i = Int(attribute.rawValue)
+    if i >= values.count { values.append(contentsOf: [Value?](repeating: nil, count: i + 1 - values.count)) }
+    values[i] = value
+  }
+}
+
+extension ObjectState {
+  /// The `objects` database value: varint entity, varint count, then (varint property, value).
+  func encoded() -> [UInt8] {
+    var w = BinaryWriter(capacity: 16 + values.count * 16)
+    w.varint(UInt64(entity.rawValue))
+    w.varint(UInt64(values.lazy.filter { $0 != nil }.count))
+    for (i, v) in values.enumerated() where v != nil {
+      w.varint(UInt64(i))
+      w.value(v)
+    }
+    return w.bytes
+  }
+
+  static func decode(_ bytes: UnsafeRawBufferPointer, id: ObjectID, model: Model) throws(CorruptionError)
+    -> ObjectState
+  {
+    var r = BinaryReader(bytes)
+    do throws(CorruptionError) {
+      let entity = EntityID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
+      guard let e = model.entity(entity) else { throw r.failure("unknown entity \(entity.rawValue)") }
+      var state = ObjectState(id: id, entity: entity, propertyCount: e.properties.count)
+      let n = try r.int()
+      for _ in 0..<n {
+        let p = try r.int(max: UInt64(UInt16.max))
+        state.set(PropertyID(rawValue: UInt16(p)), try r.value())
+      }
+      return state
+    } catch {
+      var e = error
+      e.context = "object \(id.rawValue)"
+      throw e
+    }
+  }
+}

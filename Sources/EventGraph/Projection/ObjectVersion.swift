@@ -1,0 +1,68 @@
+import LMDB
+
+/// An object as it was at a past sequence: attribute values and relationships.
+public struct ObjectVersion: Sendable, Hashable {
+  public var state: ObjectState
+  /// Targets per relationship, in order where ordered; empty relationships are absent.
+  public var relationships: [PropertyID: [ObjectID]]
+
+  /// Replays the commits in the object's history up to `sequence`.
+  static func rebuild<T: TransactionReading>(_ id: ObjectID, asOf sequence: UInt64, reader: GraphReader<T>) throws
+    -> ObjectVersion?
+  {
+    let model = reader.model
+    var version: ObjectVersion? = nil
+    for first in try reader.history(id) where first <= sequence {
+      guard let commit = try reader.commit(containing: first) else {
+        throw StoreError.corrupt("history of #\(id.rawValue) names sequence \(first), which is not in the log")
+      }
+      for (seq, event) in commit.sequencedEvents where seq <= sequence {
+        switch event {
+        case .insert(let o, let e) where o == id:
+          let count = model.entity(e)?.properties.count ?? 0
+          version = ObjectVersion(state: ObjectState(id: id, entity: e, propertyCount: count), relationships: [:])
+        case .set(let o, let a, let v) where o == id:
+          version?.state.set(a, v)
+        case .delete(let o) where o == id:
+          version = nil
+        case .link(let o, let rel, let t, let position):
+          if o == id {
+            version?.insert(t, into: rel, at: position)
+          } else if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
+            version?.insert(o, into: inv, at: nil)
+          }
+        case .unlink(let o, let rel, let t):
+          if o == id {
+            version?.remove(t, from: rel)
+          } else if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
+            version?.remove(o, from: inv)
+          }
+        default:
+          break
+        }
+      }
+    }
+    return version
+  }
+
+  private static func inverse<T: TransactionReading>(
+    of rel: PropertyID, from o: ObjectID, model: Model, reader: GraphReader<T>
+  ) -> PropertyID? {
+    guard let e = try? reader.entity(of: o), case .relationship(let r)? = model.entity(e)?.property(rel)?.kind
+    else { return nil }
+    return r.inverse
+  }
+
+  mutating func insert(_ t: ObjectID, into rel: PropertyID, at position: Int?) {
+    var list = relationships[rel] ?? []
+    let at = min(max(position ?? list.count, 0), list.count)
+    list.insert(t, at: at)
+    relationships[rel] = list
+  }
+
+  mutating func remove(_ t: ObjectID, from rel: PropertyID) {
+    guard var list = relationships[rel], let i = list.firstIndex(of: t) else { return }
+    list.remove(at: i)
+    relationships[rel] = list.isEmpty ? nil : list
+  }
+}

@@ -1,0 +1,208 @@
+import LMDB
+
+/// Applies events to the projection databases inside one write transaction.
+///
+/// The same code serves a live commit and a replay (rebuild, verify), which is what makes a
+/// rebuilt projection identical to the one kept by commits. Events are applied strictly:
+/// one that does not fit the current state (a set on a missing object, a link to a full
+/// to-one) is a ``StoreError/corrupt(_:)`` during replay; the write API never emits one.
+///
+/// Object records are cached for the commit and written once by ``flush(commitSequence:)``.
+final class Projector {
+  let txn: WriteHandle
+  let dbs: StoreDatabases
+  let model: Model
+  var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
+
+  /// Objects loaded or changed in this commit; `nil` marks one deleted in it.
+  private var cache: [ObjectID: ObjectState?] = [:]
+  private var dirty: Set<ObjectID> = []
+  /// Objects whose history gets this commit.
+  private(set) var touched: Set<ObjectID> = []
+
+  init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
+    self.txn = txn
+    self.dbs = dbs
+    self.model = model
+  }
+
+  // MARK: - State as of the events applied so far
+
+  func state(_ o: ObjectID) throws -> ObjectState? {
+    if let cached = cache[o] { return cached }
+    let s = try reader.object(o)
+    cache[o] = .some(s)
+    return s
+  }
+
+  func requireState(_ o: ObjectID) throws -> ObjectState {
+    guard let s = try state(o) else { throw StoreError.noSuchObject(reader.display(o)) }
+    return s
+  }
+
+  func entity(_ id: EntityID) throws -> Entity {
+    guard let e = model.entity(id) else { throw StoreError.corrupt("unknown entity id \(id.rawValue)") }
+    return e
+  }
+
+  func relationship(of o: ObjectState, _ rel: PropertyID) throws -> Relationship {
+    let e = try entity(o.entity)
+    guard case .relationship(let r)? = e.property(rel)?.kind else {
+      throw StoreError.corrupt("\(e.name) has no relationship \(rel.rawValue)")
+    }
+    return r
+  }
+
+  // MARK: - Applying events
+
+  func apply(_ event: Event) throws {
+    switch event {
+    case .insert(let o, let entityID):
+      let e = try entity(entityID)
+      guard try reader.entity(of: o) == nil else {
+        throw StoreError.corrupt("insert of \(e.name)/\(o.rawValue): identity already used")
+      }
+      try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: [])
+      try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
+      cache[o] = .some(ObjectState(id: o, entity: entityID, propertyCount: e.properties.count))
+      dirty.insert(o)
+      touched.insert(o)
+
+    case .set(let o, let attribute, let value):
+      var s = try requireState(o)
+      let e = try entity(s.entity)
+      guard case .attribute(let a)? = e.property(attribute)?.kind else {
+        throw StoreError.corrupt("\(e.name)/\(o.rawValue): no attribute \(attribute.rawValue)")
+      }
+      if let value, value.type != a.type {
+        throw StoreError.corrupt("\(e.name)/\(o.rawValue).\(a.name): stored \(value.type.rawValue), expected \(a.type.rawValue)")
+      }
+      s.set(attribute, value)
+      cache[o] = .some(s)
+      dirty.insert(o)
+      touched.insert(o)
+
+    case .link(let o, let relID, let t, let position):
+      let s = try requireState(o)
+      let r = try relationship(of: s, relID)
+      let target = try requireState(t)
+      guard model.isKind(target.entity, of: r.destination) else {
+        throw StoreError.corrupt("\(reader.display(o)).\(r.name): target \(reader.display(t)) has the wrong entity")
+      }
+      try addLink(o, r, t, position: position)
+      if let inv = r.inverse {
+        try addLink(t, try relationship(of: target, inv), o, position: nil)
+      } else {
+        try txn.put(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o), value: [UInt8]())
+      }
+      touched.insert(o)
+      touched.insert(t)
+
+    case .unlink(let o, let relID, let t):
+      let s = try requireState(o)
+      let r = try relationship(of: s, relID)
+      try removeLink(o, r, t)
+      if let inv = r.inverse {
+        let target = try requireState(t)
+        try removeLink(t, try relationship(of: target, inv), o)
+      } else {
+        try txn.delete(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o))
+      }
+      touched.insert(o)
+      touched.insert(t)
+
+    case .delete(let o):
+      let s = try requireState(o)
+      guard try reader.allLinks(o).isEmpty else {
+        throw StoreError.corrupt("delete of \(reader.display(o)) while it still has links")
+      }
+      try txn.delete(dbs.objects, key: StoreKey.object(o))
+      try txn.delete(dbs.entities, key: StoreKey.entity(s.entity, o))
+      cache[o] = .some(nil)
+      dirty.remove(o)
+      touched.insert(o)
+    }
+  }
+
+  private func addLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID, position: Int?) throws {
+    let rel = r.id.rawValue
+    if !r.isToMany {
+      var occupied = false
+      try reader.scanLinks(o, rel) { _, _ in occupied = true }
+      if occupied { throw StoreError.corrupt("\(reader.display(o)).\(r.name): to-one is already set") }
+    }
+    guard r.isOrdered else {
+      let inserted = try txn.put(dbs.links, key: StoreKey.link(o, rel, target: t), value: [UInt8](), flags: .noOverwrite)
+      if !inserted { throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))") }
+      return
+    }
+    let targets = try reader.related(o, r.id)
+    if targets.contains(t) {
+      throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))")
+    }
+    let count = targets.count
+    let at = position ?? count
+    guard at >= 0 && at <= count else {
+      throw StoreError.invalidPosition(object: reader.display(o), relationship: r.name, position: at, count: count)
+    }
+    // Shift the tail up by one, from the end, then write the new entry.
+    var i = count
+    while i > at {
+      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i - 1].rawValue))
+      i -= 1
+    }
+    try txn.put(dbs.links, key: StoreKey.link(o, rel, position: at), value: BigEndianKey(t.rawValue))
+  }
+
+  private func removeLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws {
+    let rel = r.id.rawValue
+    guard r.isOrdered else {
+      guard try txn.delete(dbs.links, key: StoreKey.link(o, rel, target: t)) else {
+        throw StoreError.corrupt("\(reader.display(o)).\(r.name): not linked to \(reader.display(t))")
+      }
+      return
+    }
+    let targets = try reader.related(o, r.id)
+    guard let at = targets.firstIndex(of: t) else {
+      throw StoreError.corrupt("\(reader.display(o)).\(r.name): not linked to \(reader.display(t))")
+    }
+    for i in at..<(targets.count - 1) {
+      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i + 1].rawValue))
+    }
+    try txn.delete(dbs.links, key: StoreKey.link(o, rel, position: targets.count - 1))
+  }
+
+  // MARK: - End of a commit
+
+  /// Writes the changed object records and one history entry per touched object.
+  func flush(commitSequence: UInt64) throws {
+    try recordHistory(commitSequence: commitSequence)
+    try writeObjects()
+  }
+
+  /// Writes one history entry per object touched since the last call.
+  func recordHistory(commitSequence: UInt64) throws {
+    for o in touched {
+      try txn.put(dbs.history, key: StoreKey.history(o, commitSequence), value: [UInt8]())
+    }
+    touched.removeAll(keepingCapacity: true)
+  }
+
+  /// Writes the object records changed since the last call (a replay calls this once per
+  /// batch of commits, so an object changed by many commits is written once).
+  func writeObjects() throws {
+    for o in dirty.sorted() {
+      guard let s = cache[o] ?? nil else { continue }
+      try txn.put(dbs.objects, key: StoreKey.object(o), value: s.encoded())
+    }
+    dirty.removeAll(keepingCapacity: true)
+    cache.removeAll(keepingCapacity: true)
+  }
+
+  /// Forgets cached state (after the transaction it came from was rolled back).
+  func reset() {
+    cache.removeAll()
+    dirty.removeAll()
+    touched.removeAll()
+  }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import LMDB
+
+/// What ``EventStore/verify(progress:)`` found.
+public struct VerifyReport: Sendable, Hashable {
+  public var commits = 0
+  public var events = 0
+  /// Each problem names where it is: a log sequence, a database and key.
+  public var problems: [String] = []
+  public var isOK: Bool { problems.isEmpty }
+}
+
+extension EventStore {
+  /// Whether a rebuild was interrupted: the projections are incomplete until ``rebuild(progress:)``
+  /// runs again. Writes are refused meanwhile.
+  public var needsRebuild: Bool {
+    (try? env.read { try $0.contains(dbs.meta, key: MetaKey.rebuilding) }) ?? false
+  }
+
+  /// Rebuilds every projection by replaying the log, in batches of commits.
+  ///
+  /// - Returns: the commits and events replayed.
+  @discardableResult
+  public func rebuild(progress: (Int) -> Void = { _ in }) throws -> (commits: Int, events: Int) {
+    if options.readOnly { throw StoreError.readOnly(path: path) }
+    let log = dbs.log
+    return try Replay.run(
+      env: env, dbs: dbs, model: model,
+      readLog: { txn, from, visit in
+        try txn.forEach(log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
+      }, progress: progress)
+  }
+
+  /// Checks the store without changing it: every commit's checksum and place in the log,
+  /// and that replaying the log into scratch databases gives the stored projections,
+  /// byte for byte.
+  public func verify(progress: (Int) -> Void = { _ in }) throws -> VerifyReport {
+    var report = VerifyReport()
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("eventgraph-verify-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let scratchEnv = try Environment(
+      path: scratch, options: EnvironmentOptions(flags: [.noSync], mapSize: max(env.info.mapSize, 64 << 20), maxDatabases: 64))
+    guard let scratchDBs = try StoreDatabases.open(scratchEnv, version: model.version, create: true) else {
+      throw StoreError.corrupt("cannot create scratch databases in \(scratch)")
+    }
+    let txn = try env.beginRead()
+    let source = txn.handle
+    if try source.contains(dbs.meta, key: MetaKey.rebuilding) {
+      report.problems.append("an interrupted rebuild left the projections incomplete: run rebuild")
+    }
+    do {
+      let counts = try Replay.run(
+        env: scratchEnv, dbs: scratchDBs, model: model,
+        readLog: { _, from, visit in
+          try source.forEach(dbs.log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
+        }, progress: progress)
+      report.commits = counts.commits
+      report.events = counts.events
+    } catch let e as StoreError {
+      report.problems.append("\(e)")
+      return report
+    }
+    let scratchTxn = try scratchEnv.beginRead()
+    let replayed = scratchTxn.handle
+    for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
+      if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
+        report.problems.append(problem)
+      }
+    }
+    return report
+  }
+
+  /// Walks two databases in key order and describes the first entry where they differ.
+  private static func firstDifference(
+    _ name: String, stored: ReadHandle, _ a: Database, replayed: ReadHandle, _ b: Database
+  ) throws -> String? {
+    let ca = try stored.cursor(a)
+    let cb = try replayed.cursor(b)
+    var moreA = try ca.first()
+    var moreB = try cb.first()
+    while moreA || moreB {
+      guard moreA else { return "\(name): entry \(hex(try cb.key())) is missing from the store" }
+      guard moreB else { return "\(name): entry \(hex(try ca.key())) is not produced by replaying the log" }
+      let (ka, va) = (try ca.key(), try ca.value())
+      let (kb, vb) = (try cb.key(), try cb.value())
+      if ka != kb {
+        return ka.lexicographicallyPrecedes(kb)
+          ? "\(name): entry \(hex(ka)) is not produced by replaying the log"
+          : "\(name): entry \(hex(kb)) is missing from the store"
+      }
+      if va != vb { return "\(name): entry \(hex(ka)) differs from the replayed value" }
+      moreA = try ca.next()
+      moreB = try cb.next()
+    }
+    return nil
+  }
+
+  private static func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+  }
+}

@@ -1,0 +1,91 @@
+import LMDB
+
+/// Rebuilding projections by replaying the log, the law every projection obeys:
+/// replaying the log from the start gives exactly the stored projection.
+enum Replay {
+  /// Events per LMDB write transaction during a replay: LMDB can dirty about 2^17 pages
+  /// in one transaction before it spills, so long logs are replayed in batches.
+  static let batchEvents = 250_000
+
+  /// Applies one logged commit to a projection (everything but the log entry itself).
+  static func project(_ commit: Commit, _ projector: Projector) throws {
+    for e in commit.events { try projector.apply(e) }
+    if let key = commit.metadata.idempotencyKey {
+      try projector.txn.put(projector.dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
+    }
+    try projector.recordHistory(commitSequence: commit.firstSequence)
+  }
+
+  /// Checks a log entry's place in the log: its key, number and sequence follow the previous.
+  static func checkOrder(_ c: Commit, key: UInt64, previous: (commit: UInt64, sequence: UInt64)) throws {
+    guard c.firstSequence == key else {
+      throw StoreError.corrupt("log entry \(key) holds a commit starting at sequence \(c.firstSequence)")
+    }
+    guard c.number == previous.commit + 1, c.firstSequence == previous.sequence + 1 else {
+      throw StoreError.corrupt(
+        "log entry \(key): commit \(c.number) at sequence \(c.firstSequence) does not follow commit \(previous.commit) ending at \(previous.sequence)"
+      )
+    }
+  }
+
+  /// Replays `source`'s log (read through `read`) into `dbs` of `env`, batch by batch,
+  /// starting from empty projections.
+  ///
+  /// - Parameters:
+  ///   - readLog: visits log entries from a sequence, in order, until the visitor says stop;
+  ///     for a rebuild it reads through the same write transaction.
+  ///   - progress: called after each batch with the events replayed so far.
+  static func run(
+    env: Environment, dbs: StoreDatabases, model: Model,
+    readLog: (WriteHandle, UInt64, (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws -> Void,
+    progress: (Int) -> Void = { _ in }
+  ) throws -> (commits: Int, events: Int) {
+    var next: UInt64 = 1
+    var previous: (commit: UInt64, sequence: UInt64) = (0, 0)
+    var commits = 0
+    var events = 0
+    var first = true
+    while true {
+      try env.growIfNearlyFull()
+      let txn = try env.beginWrite()
+      var batchCommits = 0
+      var batchEvents = 0
+      var batchPrevious = previous
+      var done = true
+      do {
+        let projector = Projector(txn: txn.handle, dbs: dbs, model: model)
+        if first {
+          for (_, db) in dbs.projections { try txn.empty(db) }
+          // Marks the projections as incomplete until the last batch lands.
+          try txn.put(dbs.meta, key: MetaKey.rebuilding, value: "1")
+        }
+        try readLog(txn.handle, next) { key, bytes in
+          let c = try CommitCodec.decode(bytes, context: "log entry \(key)")
+          try checkOrder(c, key: key, previous: batchPrevious)
+          try project(c, projector)
+          batchPrevious = (c.number, c.lastSequence)
+          batchCommits += 1
+          batchEvents += c.events.count
+          if batchEvents >= Self.batchEvents {
+            done = false
+            return false
+          }
+          return true
+        }
+        try projector.writeObjects()
+        if done { try txn.delete(dbs.meta, key: MetaKey.rebuilding) }
+        try txn.commit()
+      } catch let e as LMDBError where e == .mapFull {
+        try env.grow()
+        continue  // redo this batch in a bigger map
+      }
+      first = false
+      previous = batchPrevious
+      next = previous.sequence + 1
+      commits += batchCommits
+      events += batchEvents
+      progress(events)
+      if done { return (commits, events) }
+    }
+  }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import LMDB
+
+/// How a store is opened.
+public struct StoreOptions: Sendable {
+  /// What a commit waits for before it returns.
+  public enum Durability: Sendable, Hashable {
+    /// fsync on every commit (LMDB's default): a returned commit survives power loss.
+    case durable
+    /// No fsync: atomic and consistent, but the last commits before an OS crash or power
+    /// loss may be lost (never a partial one). ``EventStore/flush()`` forces them out.
+    case relaxed
+  }
+  public var readOnly: Bool
+  public var durability: Durability
+  /// The initial map size; it grows by itself.
+  public var initialMapSize: Int
+
+  public init(readOnly: Bool = false, durability: Durability = .durable, initialMapSize: Int = 256 << 20) {
+    self.readOnly = readOnly
+    self.durability = durability
+    self.initialMapSize = initialMapSize
+  }
+}
+
+/// What a commit was given in the log.
+public struct CommitInfo: Sendable, Hashable {
+  public let number: UInt64
+  public let firstSequence: UInt64
+  public let lastSequence: UInt64
+  public let time: Date
+}
+
+/// The result of ``EventStore/write(metadata:_:)``: the closure's value and the commit,
+/// `nil` when the closure changed nothing.
+public struct WriteResult<Value> {
+  public let value: Value
+  public let commit: CommitInfo?
+}
+
+/// An event-sourced object-graph store: a directory holding one LMDB environment with the
+/// log and its projections (Docs/store-layout.md).
+///
+/// ```swift
+/// let store = try EventStore.create(at: "/tmp/book", model: model)
+/// let momo = try store.write { tx in
+///   let p = try tx.insert("AddressBook")
+///   try tx.set(p, "firstName", .string("桃"))
+///   return p
+/// }.value
+/// let name = try store.read { try $0.value(momo, "firstName") }
+/// ```
+public final class EventStore: Sendable {
+  /// The store format this version writes and reads.
+  public static let formatVersion = 1
+
+  let env: Environment
+  let dbs: StoreDatabases
+  /// The active model: the one commits are checked against and written in.
+  public let model: Model
+  public let path: String
+  public let options: StoreOptions
+  /// The store's unique identity, made when it was created.
+  public let storeID: String
+
+  // MARK: - Creating and opening
+
+  /// Creates a new store in `path` (a directory that does not exist or is empty).
+  ///
+  /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` holds anything.
+  public static func create(at path: String, model: Model, options: StoreOptions = .init()) throws -> EventStore {
+    let fm = FileManager.default
+    var isDirectory: ObjCBool = false
+    if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+      guard isDirectory.boolValue, (try fm.contentsOfDirectory(atPath: path)).isEmpty else {
+        throw StoreError.alreadyExists(path: path)
+      }
+    } else {
+      try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    let env = try Environment(path: path, options: environmentOptions(options))
+    guard let dbs = try StoreDatabases.open(env, version: model.version, create: true) else {
+      throw StoreError.notAStore(path: path, detail: "cannot create its databases")
+    }
+    try env.write { txn in
+      try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
+      try txn.put(dbs.meta, key: MetaKey.storeID, value: UUID().uuidString)
+      try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
+      try txn.put(dbs.models, key: BigEndianKey(UInt64(model.version)), value: Array(model.json.serialized().utf8))
+    }
+    return try EventStore(path: path, options: options)
+  }
+
+  /// Opens an existing store; the model is read from the store itself.
+  ///
+  /// - Throws: ``StoreError/notAStore(path:detail:)``, ``StoreError/newerFormat(path:found:supported:)``.
+  public init(path: String, options: StoreOptions = .init()) throws {
+    guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
+      throw StoreError.notAStore(path: path, detail: "no data.mdb in it")
+    }
+    let env: Environment
+    do {
+      env = try Environment(path: path, options: Self.environmentOptions(options))
+    } catch {
+      throw StoreError.notAStore(path: path, detail: error.description)
+    }
+    guard let meta = try env.openDatabase("meta", create: false),
+      let format = try env.read({ try $0.get(meta, key: MetaKey.format) }).flatMap({ Int(String(decoding: $0, as: UTF8.self)) }),
+      let active = try env.read({ try $0.get(meta, key: MetaKey.activeVersion) }).flatMap({ Int(String(decoding: $0, as: UTF8.self)) }),
+      let id = try env.read({ try $0.get(meta, key: MetaKey.storeID) }).map({ String(decoding: $0, as: UTF8.self) })
+    else {
+      throw StoreError.notAStore(path: path, detail: "no EventGraph metadata")
+    }
+    guard format <= Self.formatVersion else {
+      throw StoreError.newerFormat(path: path, found: format, supported: Self.formatVersion)
+    }
+    guard let dbs = try StoreDatabases.open(env, version: active, create: !options.readOnly) else {
+      throw StoreError.notAStore(path: path, detail: "databases are missing")
+    }
+    guard let doc = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(active))) }) else {
+      throw StoreError.notAStore(path: path, detail: "model version \(active) is missing")
+    }
+    self.model = try Model(json: doc, file: "\(path) (stored model v\(active))")
+    self.env = env
+    self.dbs = dbs
+    self.path = path
+    self.options = options
+    self.storeID = id
+  }
+
+  static func environmentOptions(_ o: StoreOptions) -> EnvironmentOptions {
+    var flags: EnvironmentFlags = []
+    if o.readOnly { flags.insert(.readOnly) }
+    if o.durability == .relaxed { flags.insert(.noSync) }
+    return EnvironmentOptions(flags: flags, mapSize: o.initialMapSize, maxDatabases: 64, maxReaders: 126)
+  }
+
+  // MARK: - Reading
+
+  /// Runs `body` on a consistent snapshot of the graph. Keep it short: an open snapshot
+  /// stops LMDB from reusing pages freed after it began.
+  public func read<R>(_ body: (Snapshot) throws -> R) throws -> R {
+    let txn = try env.beginRead()
+    let snapshot = Snapshot(reader: GraphReader(txn: txn.handle, dbs: dbs, model: model))
+    defer { snapshot.isOpen = false }
+    return try body(snapshot)
+  }
+
+  // MARK: - Writing
+
+  /// Runs `body` in a write transaction and commits what it did as one commit: the events
+  /// are appended to the log and every projection updated in the same LMDB transaction.
+  ///
+  /// If `body` throws, or the commit breaks a rule of the model, nothing is written.
+  /// When the store must grow its map, `body` runs again in a fresh transaction, so it
+  /// should act only through `tx`.
+  ///
+  /// - Throws: what `body` throws, ``StoreError`` (validation names the object and
+  ///   property), or ``LMDBError``.
+  @discardableResult
+  public func write<R>(metadata: CommitMetadata = .init(), _ body: (Transaction) throws -> R) throws -> WriteResult<R> {
+    if options.readOnly { throw StoreError.readOnly(path: path) }
+    while true {
+      try env.growIfNearlyFull()
+      let txn = try env.beginWrite()
+      if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
+        throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
+      }
+      let tx = Transaction(store: self, handle: txn.handle, metadata: metadata)
+      do {
+        defer { tx.isOpen = false }
+        let value = try body(tx)
+        let info = try tx.finish()
+        try txn.commit()
+        return WriteResult(value: value, commit: info)
+      } catch let e as LMDBError where e == .mapFull {
+        try env.grow()
+      }
+    }
+  }
+
+  /// Forces commits made with ``StoreOptions/Durability/relaxed`` to disk.
+  public func flush() throws { try env.sync(force: true) }
+}

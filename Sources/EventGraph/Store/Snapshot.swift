@@ -1,0 +1,74 @@
+import LMDB
+
+/// A consistent, read-only view of the graph, valid inside ``EventStore/read(_:)``.
+public final class Snapshot: GraphReading {
+  let reader: GraphReader<ReadHandle>
+  var isOpen = true
+
+  init(reader: GraphReader<ReadHandle>) { self.reader = reader }
+
+  public var model: Model { reader.model }
+
+  private func checkOpen() throws {
+    if !isOpen { throw StoreError.transactionEnded }
+  }
+
+  public func object(_ id: ObjectID) throws -> ObjectState? {
+    try checkOpen()
+    return try reader.object(id)
+  }
+
+  public func entityID(of id: ObjectID) throws -> EntityID? {
+    try checkOpen()
+    return try reader.entity(of: id)
+  }
+
+  public func related(_ id: ObjectID, _ relationship: PropertyID) throws -> [ObjectID] {
+    try checkOpen()
+    return try reader.related(id, relationship)
+  }
+
+  public func objects(of entity: EntityID) throws -> [ObjectID] {
+    try checkOpen()
+    return try reader.objects(of: entity)
+  }
+
+  /// The last commit's number and the last event's sequence (0, 0 when the log is empty).
+  public func logEnd() throws -> (commit: UInt64, sequence: UInt64) {
+    try checkOpen()
+    return try reader.logEnd()
+  }
+
+  /// The commits whose events fall in `from...to`, oldest first, decoded and checked.
+  public func commits(from: UInt64 = 1, to: UInt64 = .max) throws -> [Commit] {
+    var result: [Commit] = []
+    try forEachCommit(from: from, to: to) { result.append($0) }
+    return result
+  }
+
+  /// Visits the commits whose events fall in `from...to`, oldest first.
+  public func forEachCommit(from: UInt64 = 1, to: UInt64 = .max, _ body: (Commit) throws -> Void) throws {
+    try checkOpen()
+    // Start at the commit containing `from`, which may begin before it.
+    let start = try reader.commit(containing: from)?.firstSequence ?? from
+    try reader.txn.forEach(reader.dbs.log, from: StoreKey.sequence(start)) { key, value in
+      let seq = KeyField.u64(key, at: 0) ?? 0
+      guard seq <= to else { return false }
+      try body(try CommitCodec.decode(value, context: "log entry \(seq)"))
+      return true
+    }
+  }
+
+  /// The first sequences of the commits that touched an object, oldest first.
+  public func history(of id: ObjectID) throws -> [UInt64] {
+    try checkOpen()
+    return try reader.history(id)
+  }
+
+  /// The object as it was after event `sequence`: its values and relationships, rebuilt
+  /// from its own history (never a scan of the log). `nil` when it did not exist then.
+  public func object(_ id: ObjectID, asOf sequence: UInt64) throws -> ObjectVersion? {
+    try checkOpen()
+    return try ObjectVersion.rebuild(id, asOf: sequence, reader: reader)
+  }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import LMDB
+
+/// The changes of one commit, made inside ``EventStore/write(metadata:_:)``.
+///
+/// Every method records events and applies them at once, so reads through the
+/// transaction see its own changes. Inverses are kept by the store: linking a phone to a
+/// person sets the phone's `addressBook` too, and moving the phone to another person
+/// unlinks it from the first (an explicit `unlink` event). Delete rules run in ``delete(_:)``;
+/// required values and counts are checked when the closure returns.
+public final class Transaction: GraphReading {
+  let store: EventStore
+  let projector: Projector
+  public private(set) var events: [Event] = []
+  /// The commit's metadata; the closure may fill it in.
+  public var metadata: CommitMetadata
+  var isOpen = true
+  private var nextObject: UInt64?
+
+  init(store: EventStore, handle: WriteHandle, metadata: CommitMetadata) {
+    self.store = store
+    self.projector = Projector(txn: handle, dbs: store.dbs, model: store.model)
+    self.metadata = metadata
+  }
+
+  public var model: Model { store.model }
+
+  private func checkOpen() throws {
+    if !isOpen { throw StoreError.transactionEnded }
+  }
+
+  /// Applies and records one event.
+  private func emit(_ e: Event) throws {
+    try projector.apply(e)
+    events.append(e)
+  }
+
+  // MARK: - Reading (sees this transaction's changes)
+
+  public func object(_ id: ObjectID) throws -> ObjectState? {
+    try checkOpen()
+    return try projector.state(id)
+  }
+
+  public func entityID(of id: ObjectID) throws -> EntityID? {
+    try checkOpen()
+    return try projector.reader.entity(of: id)
+  }
+
+  public func related(_ id: ObjectID, _ relationship: PropertyID) throws -> [ObjectID] {
+    try checkOpen()
+    return try projector.reader.related(id, relationship)
+  }
+
+  public func objects(of entity: EntityID) throws -> [ObjectID] {
+    try checkOpen()
+    return try projector.reader.objects(of: entity)
+  }
+
+  // MARK: - Inserting and setting
+
+  /// Inserts a new object; attributes with a default get it (as `set` events).
+  ///
+  /// - Returns: the new object's identity.
+  @discardableResult
+  public func insert(_ entityName: String) throws -> ObjectID {
+    try checkOpen()
+    guard let e = model.entity(named: entityName) else { throw StoreError.unknownEntity(entityName) }
+    guard !e.isAbstract else { throw StoreError.abstractEntity(entityName) }
+    let id = ObjectID(try allocateID())
+    try emit(.insert(id, entity: e.id))
+    for a in e.attributes { if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) } }
+    return id
+  }
+
+  /// Inserts a new object and sets the given attributes.
+  @discardableResult
+  public func insert(_ entityName: String, _ values: KeyValuePairs<String, Value?>) throws -> ObjectID {
+    let id = try insert(entityName)
+    for (k, v) in values { try set(id, k, v) }
+    return id
+  }
+
+  private func allocateID() throws -> UInt64 {
+    let next = try nextObject ?? (projector.reader.lastObjectID() + 1)
+    nextObject = next + 1
+    return next
+  }
+
+  /// Sets an attribute (`nil` removes the value). A number is converted to the
+  /// attribute's type when it fits exactly.
+  ///
+  /// - Throws: ``StoreError/wrongType(object:attribute:detail:)`` and the naming errors.
+  public func set(_ id: ObjectID, _ attribute: String, _ value: Value?) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    let a = try model.attribute(attribute, of: s.entity)
+    var v = value
+    if let value {
+      do {
+        v = try value.converted(to: a.type)
+      } catch {
+        throw StoreError.wrongType(object: display(id), attribute: a.name, detail: error.description)
+      }
+    }
+    if s[a.id] == v { return }
+    try emit(.set(id, attribute: a.id, value: v))
+  }
+
+  // MARK: - Relationships
+
+  /// Adds `target` to a relationship of `id` (at `position` in an ordered one), keeping
+  /// the inverse. A to-one is replaced; an object already in a to-many stays once (moved
+  /// to `position` when one is given).
+  public func link(_ id: ObjectID, _ relationship: String, _ target: ObjectID, at position: Int? = nil) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    let r = try model.relationship(relationship, of: s.entity)
+    let t = try requireObject(target)
+    guard model.isKind(t.entity, of: r.destination) else {
+      throw StoreError.wrongDestination(
+        object: display(id), relationship: r.name, target: display(target),
+        expected: model.entity(r.destination)?.name ?? "?")
+    }
+    let current = try related(id, r.id)
+    if let position, !r.isOrdered {
+      throw StoreError.invalidPosition(object: display(id), relationship: r.name, position: position, count: current.count)
+    }
+    if current.contains(target) {
+      guard let position, current.firstIndex(of: target) != position else { return }
+      try emit(.unlink(id, relationship: r.id, target: target))
+      try checkPosition(position, count: current.count - 1, id, r)
+      try emit(.link(id, relationship: r.id, target: target, position: position))
+      return
+    }
+    if let position { try checkPosition(position, count: current.count, id, r) }
+    // A to-one on this side is replaced.
+    if !r.isToMany, let old = current.first { try emit(.unlink(id, relationship: r.id, target: old)) }
+    // A to-one on the other side moves the target away from its previous owner.
+    if let inv = r.inverse, case .relationship(let back)? = model.entity(t.entity)?.property(inv)?.kind,
+      !back.isToMany, let previous = try related(target, inv).first
+    {
+      try emit(.unlink(target, relationship: inv, target: previous))
+    }
+    try emit(.link(id, relationship: r.id, target: target, position: position))
+  }
+
+  private func checkPosition(_ p: Int, count: Int, _ id: ObjectID, _ r: Relationship) throws {
+    guard p >= 0 && p <= count else {
+      throw StoreError.invalidPosition(object: display(id), relationship: r.name, position: p, count: count)
+    }
+  }
+
+  /// Removes `target` from a relationship of `id` (and `id` from the inverse); nothing
+  /// happens when it is not there.
+  public func unlink(_ id: ObjectID, _ relationship: String, _ target: ObjectID) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    let r = try model.relationship(relationship, of: s.entity)
+    guard try related(id, r.id).contains(target) else { return }
+    try emit(.unlink(id, relationship: r.id, target: target))
+  }
+
+  /// Sets a to-one relationship (`nil` empties it).
+  public func setRelationship(_ id: ObjectID, _ relationship: String, to target: ObjectID?) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    let r = try model.relationship(relationship, of: s.entity)
+    if let target { return try link(id, relationship, target) }
+    for old in try related(id, r.id) { try emit(.unlink(id, relationship: r.id, target: old)) }
+  }
+
+  /// Makes a to-many relationship hold exactly `targets`, in this order when ordered.
+  public func setRelationship(_ id: ObjectID, _ relationship: String, to targets: [ObjectID]) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    let r = try model.relationship(relationship, of: s.entity)
+    let wanted = Set(targets)
+    for old in try related(id, r.id) where !wanted.contains(old) {
+      try emit(.unlink(id, relationship: r.id, target: old))
+    }
+    for (i, t) in targets.enumerated() { try link(id, relationship, t, at: r.isOrdered ? i : nil) }
+  }
+
+  // MARK: - Deleting
+
+  /// Deletes an object, applying each relationship's delete rule: `cascade` deletes the
+  /// targets too, `deny` refuses while the relationship is not empty, `nullify` and
+  /// `noAction` remove the links. Every effect is an event of this commit.
+  public func delete(_ id: ObjectID) throws {
+    try checkOpen()
+    var deleting: Set<ObjectID> = []
+    try delete(id, deleting: &deleting)
+  }
+
+  private func delete(_ id: ObjectID, deleting: inout Set<ObjectID>) throws {
+    guard deleting.insert(id).inserted, let s = try object(id) else { return }
+    guard let e = model.entity(s.entity) else { throw StoreError.corrupt("unknown entity id \(s.entity.rawValue)") }
+    for r in e.relationships where r.deleteRule == .deny {
+      if let t = try related(id, r.id).first(where: { !deleting.contains($0) }) {
+        throw StoreError.validation(
+          object: display(id), property: r.name,
+          message: "delete denied: still related to \(display(t)) (deleteRule deny)")
+      }
+    }
+    for r in e.relationships {
+      for t in try related(id, r.id) {
+        guard try object(t) != nil else { continue }  // already deleted in this cascade
+        try emit(.unlink(id, relationship: r.id, target: t))
+        if r.deleteRule == .cascade { try delete(t, deleting: &deleting) }
+      }
+    }
+    // Relationships without an inverse that point at this object.
+    for (rel, source) in try projector.reader.allLinks(id) where rel & 0x8000 != 0 {
+      try emit(.unlink(source, relationship: PropertyID(rawValue: rel & 0x7FFF), target: id))
+    }
+    try emit(.delete(id))
+  }
+
+  // MARK: - Committing
+
+  /// Validates the touched objects, appends the commit and flushes the projection.
+  func finish() throws -> CommitInfo? {
+    try checkOpen()
+    guard !events.isEmpty else { return nil }
+    try Validator(model: model, graph: self).validate(projector.touched.sorted())
+    let end = try projector.reader.logEnd()
+    let commit = Commit(
+      number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
+      metadata: metadata, events: events)
+    return try Self.append(commit, projector: projector)
+  }
+
+  /// Writes a commit whose events were already applied: the log entry, the dedupe key,
+  /// and the flushed projection. Shared by live commits and replay.
+  static func append(_ commit: Commit, projector: Projector) throws -> CommitInfo {
+    let dbs = projector.dbs
+    let bytes = CommitCodec.encode(commit)
+    try projector.txn.put(dbs.log, key: StoreKey.sequence(commit.firstSequence), value: bytes, flags: .append)
+    if let key = commit.metadata.idempotencyKey {
+      try projector.txn.put(dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
+    }
+    try projector.flush(commitSequence: commit.firstSequence)
+    let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(commit.time)) / 1000)
+    return CommitInfo(
+      number: commit.number, firstSequence: commit.firstSequence, lastSequence: commit.lastSequence, time: time)
+  }
+}

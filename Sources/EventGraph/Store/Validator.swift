@@ -1,0 +1,30 @@
+/// Checks the rules of the model on the objects a commit touched: required attributes
+/// have a value, required relationships are not empty, counts are within min/max.
+struct Validator<G: GraphReading> {
+  let model: Model
+  let graph: G
+
+  func validate(_ objects: [ObjectID]) throws {
+    for id in objects {
+      guard let s = try graph.object(id), let e = model.entity(s.entity) else { continue }  // deleted
+      for a in e.attributes where !a.isOptional && s[a.id] == nil {
+        throw StoreError.validation(object: graph.display(id), property: a.name, message: "required attribute has no value")
+      }
+      for r in e.relationships {
+        let count = try graph.related(id, r.id).count
+        if !r.isOptional && count == 0 {
+          throw StoreError.validation(
+            object: graph.display(id), property: r.name, message: "required relationship is empty")
+        }
+        if let lo = r.minCount, count < lo, count > 0 || !r.isOptional {
+          throw StoreError.validation(
+            object: graph.display(id), property: r.name, message: "has \(count) objects, fewer than minCount \(lo)")
+        }
+        if let hi = r.maxCount, count > hi {
+          throw StoreError.validation(
+            object: graph.display(id), property: r.name, message: "has \(count) objects, more than maxCount \(hi)")
+        }
+      }
+    }
+  }
+}
