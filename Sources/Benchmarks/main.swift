@@ -1,0 +1,26 @@
+import Foundation
+
+// Usage: Benchmarks [store|all] [--quick]
+// Every figure is printed beside its baseline from the same run, as a ratio.
+let arguments = CommandLine.arguments.dropFirst()
+let quick = arguments.contains("--quick")
+let sections = Set(arguments.filter { !$0.hasPrefix("--") })
+func wants(_ name: String) -> Bool { sections.isEmpty || sections.contains("all") || sections.contains(name) }
+
+var tables: [BenchmarkTable] = []
+do {
+  if wants("store") {
+    var t = BenchmarkTable(title: "Store (issue 2)")
+    try StoreBenchmark.run(events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000, table: &t)
+    tables.append(t)
+  }
+} catch {
+  FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+  exit(1)
+}
+for t in tables {
+  print(t.plainText())
+  print()
+  print(t.markdown())
+  print()
+}
