@@ -25,7 +25,7 @@ extension EventStore {
         guard asOf <= end else { throw StoreError.sequenceBeyondLog(asOf, last: end) }
         try s.forEachIdentity { id, e in
           guard only?.contains(e) ?? true, let v = try s.object(id, asOf: asOf) else { return }
-          try emit(s.record(v).json.serialized())
+          try emit(s.exportRecord(v).json.serialized())
         }
         return
       }
@@ -211,14 +211,14 @@ func editDistance(_ a: String, _ b: String) -> Int {
 extension Snapshot {
   /// Visits every identity ever given (live or deleted) with its entity, in order.
   func forEachIdentity(_ body: (ObjectID, EntityID) throws -> Void) throws {
-    try reader.txn.forEach(reader.dbs.identities, from: [UInt8]()) { k, v in
+    try reader.txn.forEach(reader.dbs.identities) { k, v in
       if let o = KeyField.u64(k, at: 0), let e = KeyField.u16(v, at: 0) { try body(ObjectID(o), EntityID(rawValue: e)) }
       return true
     }
   }
 
   /// The export record of an object as it was at a past sequence.
-  func record(_ v: ObjectVersion) throws -> ObjectRecord {
+  public func exportRecord(_ v: ObjectVersion) throws -> ObjectRecord {
     guard let e = model.entity(v.state.entity) else { throw StoreError.corrupt("unknown entity id \(v.state.entity.rawValue)") }
     var rels: [(String, [String], Bool)] = []
     for r in e.relationships {

@@ -69,7 +69,9 @@ final class Projector {
       touched.insert(o)
 
     case .set(let o, let attribute, let value):
-      var s = try requireState(o)
+      _ = try requireState(o)
+      // Taken out of the cache so that the value array is uniquely owned and set in place.
+      guard case .some(.some(var s)) = cache.removeValue(forKey: o) else { throw StoreError.noSuchObject(reader.display(o)) }
       let e = try entity(s.entity)
       guard case .attribute(let a)? = e.property(attribute)?.kind else {
         throw StoreError.corrupt("\(e.name)/\(o.rawValue): no attribute \(attribute.rawValue)")
