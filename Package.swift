@@ -19,12 +19,14 @@ let package = Package(
     .target(name: "EventGraph", dependencies: ["LMDB"]),
     .target(name: "EventTool", dependencies: ["EventGraph"]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
+    // A child process for the crash and multi-process tests.
+    .executableTarget(name: "StressWriter", dependencies: ["EventGraph"]),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "LMDB", "CBaselines"]),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
     .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "LMDB"]),
-    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph"]),
+    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph", "eventtool", "StressWriter"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -12,7 +12,8 @@ struct ExportCommand: ToolCommand {
     examples: ["eventtool export book.store > book.jsonl", "eventtool export book.store --entity PhoneBook --at 12"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let at = try a.sequence("at")
     let store = try openStore(try a.required("STORE"))
-    try store.export(entity: a.value("entity"), asOf: try a.sequence("at")) { io.print($0) }
+    try store.export(entity: a.value("entity"), asOf: at) { io.print($0) }
   }
 }

@@ -13,9 +13,9 @@ struct LogCommand: ToolCommand {
     examples: ["eventtool log book.store", "eventtool log book.store --object AddressBook/1 --json"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
-    let store = try openStore(try a.required("STORE"))
     let from = try a.sequence("from") ?? 1
     let to = try a.sequence("to") ?? .max
+    let store = try openStore(try a.required("STORE"))
     let json = a.flag("json")
     try store.read { s in
       func show(_ commit: Commit, only: ObjectID?) {

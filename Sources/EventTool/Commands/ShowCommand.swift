@@ -14,9 +14,9 @@ struct ShowCommand: ToolCommand {
     examples: ["eventtool show book.store AddressBook/1", "eventtool show book.store AddressBook/1 --at 3 --json"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
-    let store = try openStore(try a.required("STORE"))
     let text = try a.required("ID")
     let at = try a.sequence("at")
+    let store = try openStore(try a.required("STORE"))
     try store.read { s in
       let record: ObjectRecord
       if let at {
