@@ -94,6 +94,8 @@ public final class Entity: Sendable, Hashable {
   public let properties: [Property]
   /// The description as written (own properties only).
   public let description: EntityDescription
+  /// The type of each attribute by ``PropertyID`` (`nil` for relationships), for the hot path.
+  public let attributeTypes: [AttributeType?]
   private let index: [String: PropertyID]
 
   init(
@@ -110,6 +112,7 @@ public final class Entity: Sendable, Hashable {
     var index: [String: PropertyID] = [:]
     for p in properties { index[p.name] = p.id }
     self.index = index
+    self.attributeTypes = properties.map { if case .attribute(let a) = $0.kind { a.type } else { nil } }
   }
 
   public static func == (a: Entity, b: Entity) -> Bool {

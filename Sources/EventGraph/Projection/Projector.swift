@@ -16,6 +16,9 @@ final class Projector {
 
   /// Objects loaded or changed in this commit; `nil` marks one deleted in it.
   private var cache: [ObjectID: ObjectState?] = [:]
+  /// The object being changed now, authoritative over `cache`: runs of events on one
+  /// object (an insert and its sets) change it in place, with no hashing per event.
+  private var hot: ObjectState?
   private var dirty: Set<ObjectID> = []
   /// Objects whose history gets this commit.
   private(set) var touched: Set<ObjectID> = []
@@ -29,10 +32,31 @@ final class Projector {
   // MARK: - State as of the events applied so far
 
   func state(_ o: ObjectID) throws -> ObjectState? {
+    if let h = hot, h.id == o { return h }
     if let cached = cache[o] { return cached }
     let s = try reader.object(o)
     cache[o] = .some(s)
     return s
+  }
+
+  /// Makes `o` the hot object (loading it), so that it can be changed in place.
+  private func makeHot(_ o: ObjectID) throws {
+    if hot?.id == o { return }
+    park()
+    let loaded = try cache.removeValue(forKey: o) ?? reader.object(o)
+    guard let loaded else {
+      cache[o] = .some(nil)
+      throw StoreError.noSuchObject(reader.display(o))
+    }
+    hot = loaded
+    dirty.insert(o)
+    touched.insert(o)
+  }
+
+  /// Puts the hot object back into the cache.
+  private func park() {
+    if let h = hot { cache[h.id] = .some(h) }
+    hot = nil
   }
 
   func requireState(_ o: ObjectID) throws -> ObjectState {
@@ -64,25 +88,22 @@ final class Projector {
       }
       try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: [])
       try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
-      cache[o] = .some(ObjectState(id: o, entity: entityID, propertyCount: e.properties.count))
+      park()
+      hot = ObjectState(id: o, entity: entityID, propertyCount: e.properties.count)
       dirty.insert(o)
       touched.insert(o)
 
     case .set(let o, let attribute, let value):
-      _ = try requireState(o)
-      // Taken out of the cache so that the value array is uniquely owned and set in place.
-      guard case .some(.some(var s)) = cache.removeValue(forKey: o) else { throw StoreError.noSuchObject(reader.display(o)) }
-      let e = try entity(s.entity)
-      guard case .attribute(let a)? = e.property(attribute)?.kind else {
+      try makeHot(o)
+      let e = try entity(hot?.entity ?? EntityID(rawValue: .max))
+      let i = Int(attribute.rawValue)
+      guard i < e.attributeTypes.count, let type = e.attributeTypes[i] else {
         throw StoreError.corrupt("\(e.name)/\(o.rawValue): no attribute \(attribute.rawValue)")
       }
-      if let value, value.type != a.type {
-        throw StoreError.corrupt("\(e.name)/\(o.rawValue).\(a.name): stored \(value.type.rawValue), expected \(a.type.rawValue)")
+      if let value, value.type != type {
+        throw StoreError.corrupt("\(e.name)/\(o.rawValue).#\(i): stored \(value.type.rawValue), expected \(type.rawValue)")
       }
-      s.set(attribute, value)
-      cache[o] = .some(s)
-      dirty.insert(o)
-      touched.insert(o)
+      hot?.set(attribute, value)  // in place: `hot` owns its values uniquely
 
     case .link(let o, let relID, let t, let position):
       let s = try requireState(o)
@@ -120,6 +141,7 @@ final class Projector {
       }
       try txn.delete(dbs.objects, key: StoreKey.object(o))
       try txn.delete(dbs.entities, key: StoreKey.entity(s.entity, o))
+      if hot?.id == o { hot = nil }
       cache[o] = .some(nil)
       dirty.remove(o)
       touched.insert(o)
@@ -184,6 +206,7 @@ final class Projector {
 
   /// Writes one history entry per object touched since the last call.
   func recordHistory(commitSequence: UInt64) throws {
+    park()  // the next commit that changes the hot object must mark it touched again
     for o in touched {
       try txn.put(dbs.history, key: StoreKey.history(o, commitSequence), value: [UInt8]())
     }
@@ -193,6 +216,7 @@ final class Projector {
   /// Writes the object records changed since the last call (a replay calls this once per
   /// batch of commits, so an object changed by many commits is written once).
   func writeObjects() throws {
+    park()
     for o in dirty.sorted() {
       guard let s = cache[o] ?? nil else { continue }
       try txn.put(dbs.objects, key: StoreKey.object(o), value: s.encoded())
@@ -203,6 +227,7 @@ final class Projector {
 
   /// Forgets cached state (after the transaction it came from was rolled back).
   func reset() {
+    hot = nil
     cache.removeAll()
     dirty.removeAll()
     touched.removeAll()

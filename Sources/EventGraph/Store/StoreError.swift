@@ -29,6 +29,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case readOnly(path: String)
   /// The model version asked for is not in the store.
   case unknownModelVersion(Int)
+  /// The store is already open in this process (LMDB allows one handle per process).
+  case alreadyOpen(path: String)
   /// A sequence past the end of the log.
   case sequenceBeyondLog(UInt64, last: UInt64)
   case lmdb(LMDBError)
@@ -53,6 +55,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .transactionEnded: "the transaction was used after its write closure returned"
     case .readOnly(let p): "\(p) is open read-only"
     case .unknownModelVersion(let v): "the store has no model version \(v)"
+    case .alreadyOpen(let p): "\(p) is already open in this process: share the one EventStore object"
     case .sequenceBeyondLog(let s, let last): "sequence \(s) is beyond the end of the log (last is \(last))"
     case .lmdb(let e): e.description
     }
