@@ -33,8 +33,10 @@ enum CommitCodec {
     return w.bytes
   }
 
+  /// A time in whole milliseconds, rounded to the nearest, so that a decoded time
+  /// (milliseconds / 1000 as a Double) encodes back to the same number.
   static func milliseconds(_ d: Date) -> Int64 {
-    let ms = (d.timeIntervalSince1970 * 1000).rounded(.down)
+    let ms = (d.timeIntervalSince1970 * 1000).rounded()
     return ms.isFinite ? Int64(clamping: Int(exactly: ms) ?? 0) : 0
   }
 
