@@ -75,7 +75,7 @@ struct ReplayTests {
       let env = try Environment(path: path, options: EnvironmentOptions(maxDatabases: 64))
       try env.write { txn in
         for name in StoreDatabases.projectionNames {
-          if let db = try txn.openDatabase(name, create: false) { try txn.empty(db) }
+          if let db = try txn.openDatabase(StoreDatabases.name(name, version: 1), create: false) { try txn.empty(db) }
         }
       }
     }

@@ -181,7 +181,7 @@ public final class EventStore: Sendable {
       if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
         throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
       }
-      let tx = Transaction(store: self, handle: txn.handle, metadata: metadata)
+      let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
       do {
         defer { tx.isOpen = false }
         let value = try body(tx)

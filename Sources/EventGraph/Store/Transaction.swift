@@ -9,7 +9,6 @@ import LMDB
 /// unlinks it from the first (an explicit `unlink` event). Delete rules run in ``delete(_:)``;
 /// required values and counts are checked when the closure returns.
 public final class Transaction: GraphReading {
-  let store: EventStore
   let projector: Projector
   public private(set) var events: [Event] = []
   /// The commit's metadata; the closure may fill it in.
@@ -17,13 +16,19 @@ public final class Transaction: GraphReading {
   var isOpen = true
   private var nextObject: UInt64?
 
-  init(store: EventStore, handle: WriteHandle, metadata: CommitMetadata) {
-    self.store = store
-    self.projector = Projector(txn: handle, dbs: store.dbs, model: store.model)
+  /// The commit's time; `nil` stamps it with the time of commit. An upcast keeps the
+  /// source commit's time.
+  package var commitTime: Date?
+  /// Identities to give the next inserts, in order, before counting on from the last one
+  /// (an upcast keeps the identities of objects mapped one to one).
+  package var nextIdentities: [ObjectID] = []
+
+  package init(model: Model, dbs: StoreDatabases, handle: WriteHandle, metadata: CommitMetadata) {
+    self.projector = Projector(txn: handle, dbs: dbs, model: model)
     self.metadata = metadata
   }
 
-  public var model: Model { store.model }
+  public var model: Model { projector.model }
 
   private func checkOpen() throws {
     if !isOpen { throw StoreError.transactionEnded }
@@ -82,6 +87,7 @@ public final class Transaction: GraphReading {
   }
 
   private func allocateID() throws -> UInt64 {
+    if !nextIdentities.isEmpty { return nextIdentities.removeFirst().rawValue }
     let next = try nextObject ?? (projector.reader.lastObjectID() + 1)
     nextObject = next + 1
     return next
@@ -220,16 +226,19 @@ public final class Transaction: GraphReading {
   // MARK: - Committing
 
   /// Validates the touched objects, appends the commit and flushes the projection.
-  func finish() throws -> CommitInfo? {
+  package func finish() throws -> CommitInfo? {
     try checkOpen()
     guard !events.isEmpty else { return nil }
     try Validator(model: model, graph: self).validate(projector.touched.sorted())
     let end = try projector.reader.logEnd()
     let commit = Commit(
-      number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
+      number: end.commit + 1, firstSequence: end.sequence + 1, time: commitTime ?? Date(), modelVersion: model.version,
       metadata: metadata, events: events)
     return try Self.append(commit, projector: projector)
   }
+
+  /// Ends the transaction's use (its closure returned).
+  package func close() { isOpen = false }
 
   /// Writes a commit whose events were already applied: the log entry, the dedupe key,
   /// and the flushed projection. Shared by live commits and replay.
