@@ -8,11 +8,11 @@ import LMDB
 /// to-one) is a ``StoreError/corrupt(_:)`` during replay; the write API never emits one.
 ///
 /// Object records are cached for the commit and written once by ``flush(commitSequence:)``.
-final class Projector {
-  let txn: WriteHandle
-  let dbs: StoreDatabases
-  let model: Model
-  var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
+package final class Projector {
+  package let txn: WriteHandle
+  package let dbs: StoreDatabases
+  package let model: Model
+  package var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
 
   /// Objects loaded or changed in this commit; `nil` marks one deleted in it.
   private var cache: [ObjectID: ObjectState?] = [:]
@@ -23,7 +23,7 @@ final class Projector {
   /// Objects whose history gets this commit.
   private(set) var touched: Set<ObjectID> = []
 
-  init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
+  package init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
     self.txn = txn
     self.dbs = dbs
     self.model = model
@@ -31,7 +31,7 @@ final class Projector {
 
   // MARK: - State as of the events applied so far
 
-  func state(_ o: ObjectID) throws -> ObjectState? {
+  package func state(_ o: ObjectID) throws -> ObjectState? {
     if let h = hot, h.id == o { return h }
     if let cached = cache[o] { return cached }
     let s = try reader.object(o)
@@ -59,17 +59,17 @@ final class Projector {
     hot = nil
   }
 
-  func requireState(_ o: ObjectID) throws -> ObjectState {
+  package func requireState(_ o: ObjectID) throws -> ObjectState {
     guard let s = try state(o) else { throw StoreError.noSuchObject(reader.display(o)) }
     return s
   }
 
-  func entity(_ id: EntityID) throws -> Entity {
+  package func entity(_ id: EntityID) throws -> Entity {
     guard let e = model.entity(id) else { throw StoreError.corrupt("unknown entity id \(id.rawValue)") }
     return e
   }
 
-  func relationship(of o: ObjectState, _ rel: PropertyID) throws -> Relationship {
+  package func relationship(of o: ObjectState, _ rel: PropertyID) throws -> Relationship {
     let e = try entity(o.entity)
     guard case .relationship(let r)? = e.property(rel)?.kind else {
       throw StoreError.corrupt("\(e.name) has no relationship \(rel.rawValue)")
@@ -79,7 +79,7 @@ final class Projector {
 
   // MARK: - Applying events
 
-  func apply(_ event: Event) throws {
+  package func apply(_ event: Event) throws {
     switch event {
     case .insert(let o, let entityID):
       let e = try entity(entityID)
@@ -199,13 +199,19 @@ final class Projector {
   // MARK: - End of a commit
 
   /// Writes the changed object records and one history entry per touched object.
-  func flush(commitSequence: UInt64) throws {
+  package func flush(commitSequence: UInt64) throws {
     try recordHistory(commitSequence: commitSequence)
     try writeObjects()
   }
 
+  /// Forgets which objects were touched, writing no history (a scratch projection).
+  package func forgetTouched() {
+    park()
+    touched.removeAll(keepingCapacity: true)
+  }
+
   /// Writes one history entry per object touched since the last call.
-  func recordHistory(commitSequence: UInt64) throws {
+  package func recordHistory(commitSequence: UInt64) throws {
     park()  // the next commit that changes the hot object must mark it touched again
     for o in touched {
       try txn.put(dbs.history, key: StoreKey.history(o, commitSequence), value: [UInt8]())
@@ -215,7 +221,7 @@ final class Projector {
 
   /// Writes the object records changed since the last call (a replay calls this once per
   /// batch of commits, so an object changed by many commits is written once).
-  func writeObjects() throws {
+  package func writeObjects() throws {
     park()
     for o in dirty.sorted() {
       guard let s = cache[o] ?? nil else { continue }
@@ -226,7 +232,7 @@ final class Projector {
   }
 
   /// Forgets cached state (after the transaction it came from was rolled back).
-  func reset() {
+  package func reset() {
     hot = nil
     cache.removeAll()
     dirty.removeAll()

@@ -55,8 +55,8 @@ public final class EventStore: Sendable {
   /// The store format this version writes and reads.
   public static let formatVersion = 1
 
-  let env: Environment
-  let dbs: StoreDatabases
+  package let env: Environment
+  package let dbs: StoreDatabases
   /// The active model: the one commits are checked against and written in.
   public let model: Model
   public let path: String
@@ -180,6 +180,12 @@ public final class EventStore: Sendable {
       let txn = try env.beginWrite()
       if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
         throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
+      }
+      // Another handle (or process) may have upcast or rolled back the store since this
+      // one was opened: commits must be written in the active version.
+      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+      guard active == model.version else {
+        throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
       }
       let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
       do {

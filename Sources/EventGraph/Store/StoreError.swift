@@ -31,6 +31,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case unknownModelVersion(Int)
   /// The store is already open in this process (LMDB allows one handle per process).
   case alreadyOpen(path: String)
+  /// The store's active model version changed (an upcast or rollback) since it was opened.
+  case versionChanged(path: String, opened: Int, active: Int)
   /// A sequence past the end of the log.
   case sequenceBeyondLog(UInt64, last: UInt64)
   case lmdb(LMDBError)
@@ -56,6 +58,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .readOnly(let p): "\(p) is open read-only"
     case .unknownModelVersion(let v): "the store has no model version \(v)"
     case .alreadyOpen(let p): "\(p) is already open in this process: share the one EventStore object"
+    case .versionChanged(let p, let o, let a):
+      "\(p) was opened at model version \(o) but is now at version \(a): open it again"
     case .sequenceBeyondLog(let s, let last): "sequence \(s) is beyond the end of the log (last is \(last))"
     case .lmdb(let e): e.description
     }

@@ -60,10 +60,10 @@ package struct StoreDatabases: Sendable {
 }
 
 /// Keys of the `meta` database.
-enum MetaKey {
-  static let format = "format"
-  static let storeID = "storeID"
-  static let activeVersion = "activeVersion"
+package enum MetaKey {
+  package static let format = "format"
+  package static let storeID = "storeID"
+  package static let activeVersion = "activeVersion"
   /// Present while a rebuild is under way; a store left with it needs a rebuild.
-  static let rebuilding = "rebuilding"
+  package static let rebuilding = "rebuilding"
 }
