@@ -1,4 +1,5 @@
 import EventGraph
+import EventGraphMigration
 import Foundation
 
 /// One `eventtool` subcommand: its description (from which parsing and help come) and
@@ -19,17 +20,23 @@ public struct EventTool: Sendable {
   public let commands: [any ToolCommand]
   public let interface: CommandLineInterface
 
-  public init(extraCommands: [any ToolCommand] = []) {
-    let all = Self.standardCommands + extraCommands
+  /// - Parameters:
+  ///   - extraCommands: commands of your own, beside the standard ones.
+  ///   - policies: Swift migration policies that mapping files may name (`"policy": NAME`).
+  public init(extraCommands: [any ToolCommand] = [], policies: PolicyRegistry = .init()) {
+    let all = Self.standardCommands(policies: policies) + extraCommands
     self.commands = all
     self.interface = CommandLineInterface(
       toolName: "eventtool", abstract: "An event-sourced object-graph store on LMDB.", commands: all.map(\.spec))
   }
 
-  static let standardCommands: [any ToolCommand] = [
-    InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
-    VerifyCommand(), RebuildCommand(), DemoCommand(), ReferenceCommand(),
-  ]
+  static func standardCommands(policies: PolicyRegistry) -> [any ToolCommand] {
+    [
+      InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
+      VerifyCommand(), RebuildCommand(), UpcastCommand(policies: policies), RollbackCommand(), DiagramCommand(),
+      DemoCommand(), ReferenceCommand(),
+    ]
+  }
 
   /// Runs a command line (without the program name).
   ///

@@ -38,10 +38,10 @@ public final class ToolIO: @unchecked Sendable {
   /// Reads a file, or standard input for `-`.
   public func read(_ path: String) throws -> [UInt8] {
     if path == "-" { return readInput() }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw ToolError.failed("\(path): cannot be read")
-    }
-    return [UInt8](data)
+    // A FileHandle also reads pipes and devices (/dev/stdin), which FileManager does not.
+    guard let handle = FileHandle(forReadingAtPath: path) else { throw ToolError.failed("\(path): cannot be read") }
+    defer { try? handle.close() }
+    return [UInt8](handle.readDataToEndOfFile())
   }
 
   /// A progress bar on a terminal; nothing otherwise.

@@ -69,19 +69,27 @@ public final class Transaction: GraphReading {
   /// - Returns: the new object's identity.
   @discardableResult
   public func insert(_ entityName: String) throws -> ObjectID {
+    try insert(entityName, defaultsExcept: [])
+  }
+
+  /// Inserts a new object, setting the defaults of every attribute but `given` (which the
+  /// caller sets next, so the log holds no default that is overwritten at once).
+  package func insert(_ entityName: String, defaultsExcept given: Set<String>) throws -> ObjectID {
     try checkOpen()
     guard let e = model.entity(named: entityName) else { throw StoreError.unknownEntity(entityName) }
     guard !e.isAbstract else { throw StoreError.abstractEntity(entityName) }
     let id = ObjectID(try allocateID())
     try emit(.insert(id, entity: e.id))
-    for a in e.attributes { if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) } }
+    for a in e.attributes where !given.contains(a.name) {
+      if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) }
+    }
     return id
   }
 
   /// Inserts a new object and sets the given attributes.
   @discardableResult
   public func insert(_ entityName: String, _ values: KeyValuePairs<String, Value?>) throws -> ObjectID {
-    let id = try insert(entityName)
+    let id = try insert(entityName, defaultsExcept: Set(values.compactMap { $0.value == nil ? nil : $0.key }))
     for (k, v) in values { try set(id, k, v) }
     return id
   }

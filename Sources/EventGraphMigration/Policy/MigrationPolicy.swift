@@ -63,12 +63,23 @@ struct DefaultPolicy: MigrationPolicy {}
 /// Swift migration policies by name, as a mapping file's `"policy": NAME` refers to them.
 public struct PolicyRegistry: Sendable {
   private var policies: [String: any MigrationPolicy] = [:]
+  private var acceptsAnyName = false
 
   public init(_ policies: [String: any MigrationPolicy] = [:]) { self.policies = policies }
 
+  /// A registry that accepts every policy name (with default behaviour): for checking and
+  /// drawing a mapping without running it.
+  public static var permissive: PolicyRegistry {
+    var r = PolicyRegistry()
+    r.acceptsAnyName = true
+    return r
+  }
+
   public mutating func register(_ policy: any MigrationPolicy, as name: String) { policies[name] = policy }
 
-  public func policy(named name: String) -> (any MigrationPolicy)? { policies[name] }
+  public func policy(named name: String) -> (any MigrationPolicy)? {
+    policies[name] ?? (acceptsAnyName ? DefaultPolicy() : nil)
+  }
   public var names: [String] { policies.keys.sorted() }
   public var isEmpty: Bool { policies.isEmpty }
 }

@@ -196,7 +196,7 @@ extension Upcaster {
         nextID += 1
       }
       tx.nextIdentities = [id]
-      let d = try tx.insert(draft.entity.name)
+      let d = try tx.insert(draft.entity.name, defaultsExcept: Set(draft.values.compactMap { $0.1 == nil ? nil : $0.0.name }))
       for (a, v) in draft.values { try tx.set(d, a.name, v) }
       try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
     }
