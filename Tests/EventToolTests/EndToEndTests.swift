@@ -145,7 +145,7 @@ struct EndToEndTests {
     }
   }
 
-  @Test("the demo runs the seed's v1 address book end to end")
+  @Test("the demo runs the seed end to end: v1 address book, upcast with the phone split, rollback")
   func demo() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
@@ -154,6 +154,12 @@ struct EndToEndTests {
     #expect(r.out.contains("$ eventtool init"))
     #expect(r.out.contains(#""firstName": "浦島""#))
     #expect(r.out.contains("ok: "))
+    // The seed's expected log lines, after the upcast.
+    for line in ["浦島 太郎 :Tel 090-1234-5678", "桃 太郎 :Tel 123-4567-7891", "桃 太郎 :Tel 090-111-9999"] {
+      #expect(r.out.split(separator: "\n").contains(Substring(line)), "\(line)")
+    }
+    #expect(r.out.contains("is now at version 1"))
+    #expect(r.out.contains("is now at version 2"))
   }
 }
 
