@@ -25,7 +25,7 @@ let package = Package(
     .executableTarget(name: "StressWriter", dependencies: ["EventGraph"]),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
-    .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "LMDB", "CBaselines"]),
+    .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines"]),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
     .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "LMDB"]),
     .testTarget(name: "EventGraphMigrationTests", dependencies: ["EventGraphMigration", "EventGraph", "LMDB"]),

@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: Benchmarks [store|all] [--quick]
+// Usage: Benchmarks [store|upcast|all] [--quick]
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
@@ -12,6 +12,11 @@ do {
   if wants("store") {
     var t = BenchmarkTable(title: "Store (issue 2)")
     try StoreBenchmark.run(events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000, table: &t)
+    tables.append(t)
+  }
+  if wants("upcast") {
+    var t = BenchmarkTable(title: "Upcast of the seed's phone split (issue 4)")
+    try UpcastBenchmark.run(people: quick ? [20_000] : [150_000, 1_430_000], table: &t)
     tables.append(t)
   }
 } catch {

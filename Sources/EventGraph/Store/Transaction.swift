@@ -108,7 +108,20 @@ public final class Transaction: GraphReading {
   public func set(_ id: ObjectID, _ attribute: String, _ value: Value?) throws {
     try checkOpen()
     let s = try requireObject(id)
-    let a = try model.attribute(attribute, of: s.entity)
+    try set(id, s, try model.attribute(attribute, of: s.entity), value)
+  }
+
+  /// Sets an attribute already resolved against the object's entity (no name lookup).
+  package func set(_ id: ObjectID, attribute a: Attribute, _ value: Value?) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    guard case .attribute(let own)? = model.entity(s.entity)?.property(a.id)?.kind, own == a else {
+      throw StoreError.unknownProperty(entity: model.entity(s.entity)?.name ?? "?", property: a.name)
+    }
+    try set(id, s, a, value)
+  }
+
+  private func set(_ id: ObjectID, _ s: ObjectState, _ a: Attribute, _ value: Value?) throws {
     var v = value
     if let value {
       do {

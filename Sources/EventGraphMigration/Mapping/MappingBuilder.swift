@@ -240,16 +240,33 @@ struct MappingBuilder {
     }
   }
 
-  /// Keeps the longest chain of dots in any expression: how far a change can travel.
+  /// Keeps the largest number of relationship hops any key path may take: how far a change
+  /// can travel. Counted from the text, conservatively: each dot is a hop, except the one
+  /// after `$source` (the source object itself).
   private mutating func note(_ text: String) {
     var longest = 0
-    var current = 0
+    var dots = 0
+    var startsWithVariable = false
+    var inChain = false
+    func close() {
+      longest = max(longest, dots - (startsWithVariable && dots > 0 ? 1 : 0))
+      dots = 0
+      inChain = false
+      startsWithVariable = false
+    }
     for c in text {
-      if c == "." { current += 1 } else if !(c.isLetter || c.isNumber || c == "_" || c == "$" || c == "@") {
-        longest = max(longest, current)
-        current = 0
+      if c == "." {
+        dots += 1
+      } else if c.isLetter || c.isNumber || c == "_" || c == "@" || c == "$" {
+        if !inChain {
+          inChain = true
+          startsWithVariable = c == "$"
+        }
+      } else {
+        close()
       }
     }
-    reach = max(reach, longest, current)
+    close()
+    reach = max(reach, longest)
   }
 }

@@ -98,14 +98,25 @@ public final class MigrationManager {
     let variables: [String: QueryVariable<ObjectID>] = ["source": .object(source.id)]
     if m.instances.isEmpty {
       let d = try insertDestination(dst.name, key: "")
-      for (a, e) in m.attributes { try set(d, a.name, try e.evaluate(source.id, in: context.source, variables: variables)) }
+      for (a, e) in m.attributes { try set(d, a, try e.evaluate(source.id, in: context.source, variables: variables)) }
       return
     }
     for entry in m.instances {
       if let when = entry.when, !(try when.evaluate(source.id, in: context.source, variables: variables)) { continue }
       let d = try insertDestination(dst.name, key: entry.key)
-      for (a, e) in entry.attributes { try set(d, a.name, try e.evaluate(source.id, in: context.source, variables: variables)) }
+      for (a, e) in entry.attributes { try set(d, a, try e.evaluate(source.id, in: context.source, variables: variables)) }
     }
+  }
+
+  /// Sets a draft's attribute already resolved (the default path: no name lookups).
+  private func set(_ draft: DestinationDraft, _ a: Attribute, _ value: Value?) throws {
+    var v = value
+    if let value, value.type != a.type {
+      do { v = try value.converted(to: a.type) } catch {
+        throw MigrationError("\(drafts[draft.index].entity.name).\(a.name): \(error)")
+      }
+    }
+    drafts[draft.index].values.append((a, v))
   }
 
   // MARK: - Relationships (createRelationships)

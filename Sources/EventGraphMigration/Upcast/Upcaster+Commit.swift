@@ -180,7 +180,7 @@ extension Upcaster {
     let had = Dictionary(existing, uniquingKeysWith: { a, _ in a })
     for draft in drafts {
       if let d = had[draft.key], try tx.object(d) != nil {
-        for (a, v) in draft.values { try tx.set(d, a.name, v) }
+        for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
         continue
       }
       if let stale = had[draft.key] {
@@ -197,7 +197,7 @@ extension Upcaster {
       }
       tx.nextIdentities = [id]
       let d = try tx.insert(draft.entity.name, defaultsExcept: Set(draft.values.compactMap { $0.1 == nil ? nil : $0.0.name }))
-      for (a, v) in draft.values { try tx.set(d, a.name, v) }
+      for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
       try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
     }
   }
