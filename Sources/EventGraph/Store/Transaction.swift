@@ -22,6 +22,9 @@ public final class Transaction: GraphReading {
   /// Identities to give the next inserts, in order, before counting on from the last one
   /// (an upcast keeps the identities of objects mapped one to one).
   package var nextIdentities: [ObjectID] = []
+  /// Whether `finish` appends a log entry; an intermediate step of an upcast chain keeps
+  /// only the projection (the next step's source state).
+  package var writesLog = true
 
   package init(model: Model, dbs: StoreDatabases, handle: WriteHandle, metadata: CommitMetadata) {
     self.projector = Projector(txn: handle, dbs: dbs, model: model)
@@ -251,6 +254,11 @@ public final class Transaction: GraphReading {
     try checkOpen()
     guard !events.isEmpty else { return nil }
     try Validator(model: model, graph: self).validate(projector.touched.sorted())
+    guard writesLog else {
+      projector.forgetTouched()
+      try projector.writeObjects()
+      return nil
+    }
     let end = try projector.reader.logEnd()
     let commit = Commit(
       number: end.commit + 1, firstSequence: end.sequence + 1, time: commitTime ?? Date(), modelVersion: model.version,

@@ -26,12 +26,31 @@ extension EventStore {
     at path: String, to model: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(),
     mappingFile: String = "mapping", dryRun: Bool = false, progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
+    try upcast(
+      at: path, through: [model], mappings: mapping.map { [$0] } ?? [], policies: policies,
+      mappingFiles: [mappingFile], dryRun: dryRun, progress: progress)
+  }
+
+  /// Upcasts through several versions in one streaming pass (v1 → v2 → v3, as Core Data's
+  /// staged migration): each step's output is the next step's source, kept as scratch
+  /// projections; only the last version gets a log.
+  ///
+  /// - Parameters:
+  ///   - models: the versions to go through, in order; the last is the destination.
+  ///   - mappings: the written mappings, placed by their `source` version; a step with none
+  ///     is inferred.
+  public static func upcast(
+    at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
+    mappingFiles: [String] = [], dryRun: Bool = false, progress: (Int) -> Void = { _ in }
+  ) throws -> (report: UpcastReport, sample: [String]) {
+    guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
     if dryRun {
       let copy = FileManager.default.temporaryDirectory.appendingPathComponent("eventgraph-dry-run-\(UUID().uuidString)").path
       try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
       defer { try? FileManager.default.removeItem(atPath: copy) }
       try EventStore(path: path, options: StoreOptions(readOnly: true)).env.copy(to: copy)
-      let (report, _) = try upcast(at: copy, to: model, mapping: mapping, policies: policies, mappingFile: mappingFile, progress: progress)
+      let (report, _) = try upcast(
+        at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, progress: progress)
       var sample: [String] = []
       let migrated = try EventStore(path: copy, options: StoreOptions(readOnly: true))
       for e in model.entities {
@@ -47,8 +66,20 @@ extension EventStore {
     if store.model.version == model.version {
       throw MigrationError("\(path) is already at version \(model.version)")
     }
-    let compiled = try CompiledMapping(mapping, from: store.model, to: model, policies: policies, file: mappingFile)
-    let upcaster = try Upcaster(store: store, mapping: compiled)
+    var chain: [CompiledMapping] = []
+    var from = store.model
+    for next in models {
+      let index = mappings.firstIndex { $0.source == from.version }
+      let file = index.flatMap { $0 < mappingFiles.count ? mappingFiles[$0] : nil } ?? "inferred mapping v\(from.version)-v\(next.version)"
+      chain.append(try CompiledMapping(index.map { mappings[$0] }, from: from, to: next, policies: policies, file: file))
+      from = next
+    }
+    for (i, m) in mappings.enumerated() where !chain.contains(where: { $0.sourceModel.version == m.source }) {
+      throw MappingError(
+        file: i < mappingFiles.count ? mappingFiles[i] : "mapping", location: "source",
+        message: "the mapping starts at version \(m.source), which is not a step of this upcast")
+    }
+    let upcaster = try Upcaster(store: store, chain: chain)
     return (try upcaster.run(progress: progress), [])
   }
 

@@ -12,8 +12,9 @@ extension Upcaster {
     guard let cp = try txn.get(meta, key: keys.checkpoint), let checkpoint = cp.withUnsafeBytes({ BigEndianKey.decode($0) }),
       let nx = try txn.get(meta, key: keys.nextID), var nextID = nx.withUnsafeBytes({ BigEndianKey.decode($0) })
     else { throw MigrationError("the upcast's checkpoint is missing") }
-    let sourceProjector = Projector(txn: txn.handle, dbs: scratchDBs, model: mapping.sourceModel)
-    let associations = Associations(txn: txn.handle, forward: forward, reverse: reverse)
+    // The first step's source state lives for the batch (it applies the source events); a
+    // later step reads what the step before it wrote, fresh for every commit.
+    let sourceProjector = Projector(txn: txn.handle, dbs: stages[0].source, model: first.sourceModel)
     var done = true
     var last = checkpoint
     var events = 0
@@ -30,13 +31,22 @@ extension Upcaster {
       return true
     }
     for c in commits {
-      let written = try migrate(c, sourceProjector: sourceProjector, associations: associations, handle: txn.handle, nextID: &nextID)
+      var input = c.events
+      for (i, stage) in stages.enumerated() {
+        let projector =
+          i == 0 ? sourceProjector : Projector(txn: txn.handle, dbs: stage.source, model: stage.mapping.sourceModel)
+        let associations = Associations(txn: txn.handle, forward: stage.forward, reverse: stage.reverse)
+        let (written, output) = try migrate(
+          c, events: input, stage: stage, sourceProjector: projector, applySource: i == 0, associations: associations,
+          handle: txn.handle, nextID: &nextID)
+        input = output
+        if stage.isFinal, let written {
+          report.commitsWritten += 1
+          report.eventsWritten += Int(written.lastSequence - written.firstSequence + 1)
+        }
+      }
       report.commitsRead += 1
       report.eventsRead += c.events.count
-      if let written {
-        report.commitsWritten += 1
-        report.eventsWritten += Int(written.lastSequence - written.firstSequence + 1)
-      }
       last = c.lastSequence
     }
     try sourceProjector.writeObjects()
@@ -45,38 +55,50 @@ extension Upcaster {
     if done {
       // The atomic switch: the destination version becomes the store's, in this same
       // transaction; the scratch state goes, the source log stays for a rollback.
-      try txn.put(meta, key: MetaKey.activeVersion, value: String(mapping.destinationModel.version))
-      try txn.put(meta, key: keys.from, value: String(mapping.sourceModel.version))
+      try txn.put(meta, key: MetaKey.activeVersion, value: String(self.last.destinationModel.version))
+      try txn.put(meta, key: keys.from, value: String(first.sourceModel.version))
       try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(last))
       for k in [keys.checkpoint, keys.nextID, keys.fingerprint] { try txn.delete(meta, key: k) }
-      for (_, db) in scratchDBs.projections { try txn.empty(db) }
-      try txn.empty(forward)
-      try txn.empty(reverse)
+      for (_, db) in stages[0].source.projections { try txn.empty(db) }
+      for stage in stages {
+        if !stage.isFinal {
+          for (_, db) in stage.output.projections { try txn.empty(db) }
+          try txn.empty(stage.output.log)
+        }
+        try txn.empty(stage.forward)
+        try txn.empty(stage.reverse)
+      }
     }
     try txn.commit()
     return done
   }
 
-  /// Migrates one source commit into one destination commit (none when nothing changed).
+  /// Migrates one source commit's events through one step into one destination commit
+  /// (written to the log by the last step only; none when nothing changed).
+  ///
+  /// - Returns: the commit written, and the destination events (the next step's input).
   private func migrate(
-    _ c: Commit, sourceProjector: Projector, associations: Associations, handle: WriteHandle, nextID: inout UInt64
-  ) throws -> CommitInfo? {
+    _ c: Commit, events: [Event], stage: Stage, sourceProjector: Projector, applySource: Bool,
+    associations: Associations, handle: WriteHandle, nextID: inout UInt64
+  ) throws -> (CommitInfo?, [Event]) {
+    let mapping = stage.mapping
     // 1. The source state after the commit, and the objects whose mapping may change.
     var touched: Set<ObjectID> = []
-    for e in c.events {
-      try sourceProjector.apply(e)
+    for e in events {
+      if applySource { try sourceProjector.apply(e) }
       touched.insert(e.object)
       if case .link(_, _, let t, _) = e { touched.insert(t) }
       if case .unlink(_, _, let t) = e { touched.insert(t) }
     }
-    sourceProjector.forgetTouched()
+    if applySource { sourceProjector.forgetTouched() }
     let affected = try expand(touched, hops: mapping.reach, reader: sourceProjector.reader).sorted()
 
     // 2. One destination transaction, with the source commit's time and metadata.
     var metadata = c.metadata
     metadata.sourceCommit = c.firstSequence
-    let tx = Transaction(model: mapping.destinationModel, dbs: destinationDBs, handle: handle, metadata: metadata)
+    let tx = Transaction(model: mapping.destinationModel, dbs: stage.output, handle: handle, metadata: metadata)
     tx.commitTime = c.time
+    tx.writesLog = stage.isFinal
     defer { tx.close() }
     let context = UpcastContext(
       source: SourceGraph(projector: sourceProjector), associations: associations, sourceModel: mapping.sourceModel,
@@ -84,7 +106,7 @@ extension Upcaster {
     let manager = MigrationManager(context: context, mapping: mapping)
     let active = mapping.mappings.filter { $0.source != nil && $0.destination != nil }
     func policy(_ m: CompiledEntityMapping) -> any MigrationPolicy { m.policy ?? DefaultPolicy() }
-    func stage<T>(_ name: String, _ m: CompiledEntityMapping, _ object: ObjectID? = nil, _ body: () throws -> T) throws -> T {
+    func step<T>(_ name: String, _ m: CompiledEntityMapping, _ object: ObjectID? = nil, _ body: () throws -> T) throws -> T {
       onStage?("\(name) \(m.name)")
       do {
         return try body()
@@ -95,7 +117,7 @@ extension Upcaster {
       }
     }
 
-    for m in active { try stage("begin", m) { try policy(m).begin(m, manager: manager) } }
+    for m in active { try step("begin", m) { try policy(m).begin(m, manager: manager) } }
     // 3. Destination instances: what each affected source makes now, against what it made before.
     for m in active {
       guard let srcEntity = m.source else { continue }
@@ -110,35 +132,35 @@ extension Upcaster {
         if alive {
           let passes = try m.filter.map { try $0.evaluate(s, in: context.source, variables: ["source": .object(s)]) } ?? true
           if passes {
-            try stage("createDestinationInstances", m, s) {
+            try step("createDestinationInstances", m, s) {
               try policy(m).createDestinationInstances(for: source, mapping: m, manager: manager)
             }
           }
         }
         manager.draftSource = nil
-        try stage("reconcile", m, s) {
+        try step("reconcile", m, s) {
           try reconcile(m, source, manager.drafts, tx: tx, associations: associations, nextID: &nextID)
         }
       }
     }
-    for m in active { try stage("endInstanceCreation", m) { try policy(m).endInstanceCreation(m, manager: manager) } }
+    for m in active { try step("endInstanceCreation", m) { try policy(m).endInstanceCreation(m, manager: manager) } }
     // 4. Relationships of the destination objects of the affected sources.
     for m in active {
       guard let srcEntity = m.source else { continue }
       for s in affected {
         guard let state = try sourceProjector.state(s), mapping.sourceModel.isKind(state.entity, of: srcEntity.id) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
-          try stage("createRelationships", m, s) { try policy(m).createRelationships(for: d, mapping: m, manager: manager) }
+          try step("createRelationships", m, s) { try policy(m).createRelationships(for: d, mapping: m, manager: manager) }
         }
       }
     }
     for m in active {
-      try stage("endRelationshipCreation", m) { try policy(m).endRelationshipCreation(m, manager: manager) }
+      try step("endRelationshipCreation", m) { try policy(m).endRelationshipCreation(m, manager: manager) }
     }
-    for m in active { try stage("performCustomValidation", m) { try policy(m).performCustomValidation(m, manager: manager) } }
-    for m in active { try stage("end", m) { try policy(m).end(m, manager: manager) } }
+    for m in active { try step("performCustomValidation", m) { try policy(m).performCustomValidation(m, manager: manager) } }
+    for m in active { try step("end", m) { try policy(m).end(m, manager: manager) } }
     do {
-      return try tx.finish()
+      return (try tx.finish(), tx.events)
     } catch {
       throw MigrationError("source commit \(c.number) (sequence \(c.firstSequence)): the destination commit is invalid: \(error)")
     }

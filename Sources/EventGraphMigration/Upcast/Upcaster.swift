@@ -28,14 +28,23 @@ public struct UpcastReport: Sendable {
 /// resumes where its last batch ended and finishes with the same bytes as an uninterrupted
 /// one.
 final class Upcaster {
+  /// One step of a chain (v1→v2, v2→v3, …): where it reads its source state and where it
+  /// writes. Only the last step writes a log; the others keep their output as scratch
+  /// projections that the next step reads, so an intermediate version is never a log.
+  struct Stage {
+    let mapping: CompiledMapping
+    let source: StoreDatabases
+    let output: StoreDatabases
+    let forward: Database
+    let reverse: Database
+    let isFinal: Bool
+  }
+
   let store: EventStore
-  let mapping: CompiledMapping
+  let stages: [Stage]
   let env: Environment
+  /// The store's databases at the version the chain starts from.
   let sourceDBs: StoreDatabases
-  let scratchDBs: StoreDatabases
-  let destinationDBs: StoreDatabases
-  let forward: Database
-  let reverse: Database
   let keys: UpcastKeys
   /// Source events per LMDB transaction.
   var batchEvents = 50_000
@@ -44,37 +53,61 @@ final class Upcaster {
   /// Observes the stage calls, for tests and for the docs' claims.
   var onStage: (@Sendable (String) -> Void)?
 
-  init(store: EventStore, mapping: CompiledMapping) throws {
-    self.store = store
-    self.mapping = mapping
-    self.env = store.env
-    let dst = mapping.destinationModel.version
-    self.keys = UpcastKeys(version: dst)
-    guard store.model.version == mapping.sourceModel.version else {
-      throw MigrationError("the store is at version \(store.model.version), the mapping starts at \(mapping.sourceModel.version)")
-    }
-    guard let s = try StoreDatabases.open(env, version: mapping.sourceModel.version, create: false),
-      let scratch = try StoreDatabases.open(env, version: mapping.sourceModel.version, prefix: keys.scratchPrefix, create: true),
-      let d = try StoreDatabases.open(env, version: dst, create: true),
-      let f = try env.openDatabase(keys.forwardName, create: true),
-      let r = try env.openDatabase(keys.reverseName, create: true)
-    else { throw MigrationError("cannot open the upcast's databases") }
-    self.sourceDBs = s
-    self.scratchDBs = scratch
-    self.destinationDBs = d
-    self.forward = f
-    self.reverse = r
+  /// The first step's mapping (the only one of a single-step upcast).
+  var mapping: CompiledMapping { stages[0].mapping }
+  var first: CompiledMapping { stages[0].mapping }
+  var last: CompiledMapping { stages[stages.count - 1].mapping }
+
+  convenience init(store: EventStore, mapping: CompiledMapping) throws {
+    try self.init(store: store, chain: [mapping])
   }
 
-  /// A fingerprint of the mapping and destination model: resuming with another is refused.
+  init(store: EventStore, chain: [CompiledMapping]) throws {
+    guard let firstStep = chain.first, let lastStep = chain.last else { throw MigrationError("an upcast needs a mapping") }
+    self.store = store
+    self.env = store.env
+    let keys = UpcastKeys(version: lastStep.destinationModel.version)
+    self.keys = keys
+    guard store.model.version == firstStep.sourceModel.version else {
+      throw MigrationError("the store is at version \(store.model.version), the mapping starts at \(firstStep.sourceModel.version)")
+    }
+    for (a, b) in zip(chain, chain.dropFirst()) where a.destinationModel.version != b.sourceModel.version {
+      throw MigrationError("the chain is broken: a step ends at version \(a.destinationModel.version), the next starts at \(b.sourceModel.version)")
+    }
+    guard let s = try StoreDatabases.open(env, version: firstStep.sourceModel.version, create: false) else {
+      throw MigrationError("cannot open the store's version \(firstStep.sourceModel.version)")
+    }
+    self.sourceDBs = s
+    var stages: [Stage] = []
+    var input = try StoreDatabases.open(env, version: firstStep.sourceModel.version, prefix: keys.scratchPrefix, create: true)
+    for (i, m) in chain.enumerated() {
+      let isFinal = i == chain.count - 1
+      let output =
+        isFinal
+        ? try StoreDatabases.open(env, version: m.destinationModel.version, create: true)
+        : try StoreDatabases.open(env, version: m.destinationModel.version, prefix: keys.stagePrefix(i), create: true)
+      guard let source = input, let output, let f = try env.openDatabase(keys.forwardName(stage: i), create: true),
+        let r = try env.openDatabase(keys.reverseName(stage: i), create: true)
+      else { throw MigrationError("cannot open the upcast's databases") }
+      stages.append(Stage(mapping: m, source: source, output: output, forward: f, reverse: r, isFinal: isFinal))
+      input = output
+    }
+    self.stages = stages
+  }
+
+  /// A fingerprint of the chain's mappings and models: resuming with others is refused.
   var fingerprint: String {
-    var parts = [mapping.destinationModel.json.serialized()]
-    for m in mapping.mappings {
-      var p = "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")"
-      p += m.attributes.map { "|\($0.0.name)=\($0.1)" }.joined()
-      for i in m.instances { p += "|[\(i.key) \(i.when?.description ?? "")" + i.attributes.map { " \($0.0.name)=\($0.1)" }.joined() + "]" }
-      p += m.relationships.map { "|\($0.0.name)<-\($0.target):\($0.sources)" }.joined()
-      parts.append(p)
+    var parts: [String] = []
+    for stage in stages {
+      let mapping = stage.mapping
+      parts.append(mapping.destinationModel.json.serialized())
+      for m in mapping.mappings {
+        var p = "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")"
+        p += m.attributes.map { "|\($0.0.name)=\($0.1)" }.joined()
+        for i in m.instances { p += "|[\(i.key) \(i.when?.description ?? "")" + i.attributes.map { " \($0.0.name)=\($0.1)" }.joined() + "]" }
+        p += m.relationships.map { "|\($0.0.name)<-\($0.target):\($0.sources)" }.joined()
+        parts.append(p)
+      }
     }
     return String(CRC32CText.checksum(parts.joined(separator: "\n")), radix: 16)
   }
@@ -84,8 +117,8 @@ final class Upcaster {
   func run(progress: (Int) -> Void = { _ in }) throws -> UpcastReport {
     let start = ContinuousClock.now
     var report = UpcastReport()
-    report.sourceVersion = mapping.sourceModel.version
-    report.destinationVersion = mapping.destinationModel.version
+    report.sourceVersion = first.sourceModel.version
+    report.destinationVersion = last.destinationModel.version
     report.resumed = try prepare()
     var batches = 0
     while true {
@@ -111,10 +144,10 @@ final class Upcaster {
       }
     }
     report.objectsPerEntity = try env.read { txn in
-      try mapping.destinationModel.entities.map { e in
+      try last.destinationModel.entities.map { e in
         var n = 0
         var key = [UInt8(e.id.rawValue >> 8), UInt8(truncatingIfNeeded: e.id.rawValue)]
-        try txn.forEach(destinationDBs.entities, from: key) { k, _ in
+        try txn.forEach(stages[stages.count - 1].output.entities, from: key) { k, _ in
           guard k.count == 10, k[0] == key[0], k[1] == key[1] else { return false }
           n += 1
           return true
@@ -134,20 +167,21 @@ final class Upcaster {
       if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint) {
         if String(decoding: existing, as: UTF8.self) == fingerprint { return true }
       }
-      // Fresh: the destination version's log and projections, the scratch source and the
-      // associations all start empty.
-      for (_, db) in scratchDBs.projections { try txn.empty(db) }
-      for (_, db) in destinationDBs.projections { try txn.empty(db) }
-      try txn.empty(destinationDBs.log)
-      try txn.empty(forward)
-      try txn.empty(reverse)
-      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: mapping.sourceModel).lastObjectID()
+      // Fresh: every step's output, scratch state and associations start empty.
+      for (_, db) in stages[0].source.projections { try txn.empty(db) }
+      for stage in stages {
+        for (_, db) in stage.output.projections { try txn.empty(db) }
+        try txn.empty(stage.output.log)
+        try txn.empty(stage.forward)
+        try txn.empty(stage.reverse)
+        try txn.put(
+          sourceDBs.models, key: BigEndianKey(UInt64(stage.mapping.destinationModel.version)),
+          value: Array(stage.mapping.destinationModel.json.serialized().utf8))
+      }
+      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID()
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
       try txn.put(sourceDBs.meta, key: keys.nextID, value: BigEndianKey(last + 1))
-      try txn.put(
-        sourceDBs.models, key: BigEndianKey(UInt64(mapping.destinationModel.version)),
-        value: Array(mapping.destinationModel.json.serialized().utf8))
       return false
     }
   }
@@ -158,8 +192,9 @@ struct UpcastKeys {
   let version: Int
   var prefix: String { "upcast.v\(version)." }
   var scratchPrefix: String { prefix + "source." }
-  var forwardName: String { prefix + "associations" }
-  var reverseName: String { prefix + "associations.reverse" }
+  func stagePrefix(_ i: Int) -> String { prefix + "step\(i)." }
+  func forwardName(stage i: Int) -> String { prefix + (i == 0 ? "" : "step\(i).") + "associations" }
+  func reverseName(stage i: Int) -> String { prefix + (i == 0 ? "" : "step\(i).") + "associations.reverse" }
   var fingerprint: String { prefix + "fingerprint" }
   /// The last sequence of the last source commit done.
   var checkpoint: String { prefix + "checkpoint" }

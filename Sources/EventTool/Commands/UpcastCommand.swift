@@ -14,26 +14,33 @@ struct UpcastCommand: ToolCommand {
       """,
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     options: [
-      OptionSpec("model", valueName: "FILE", help: "The new model (*.model.json), with a greater version.", isRequired: true),
-      OptionSpec("mapping", valueName: "FILE", help: "The mapping (*.mapping.json); inferred when absent."),
+      OptionSpec(
+        "model", valueName: "FILE",
+        help: "The new model (*.model.json), with a greater version. Repeat to go through several versions in one pass.",
+        isRepeatable: true, isRequired: true),
+      OptionSpec(
+        "mapping", valueName: "FILE",
+        help: "A mapping (*.mapping.json), placed by its source version; a step without one is inferred. Repeatable.",
+        isRepeatable: true),
       OptionSpec("dry-run", help: "Migrate a temporary copy, print the figures and a sample; change nothing."),
     ],
     examples: [
       "eventtool upcast book.store --model AddressBook.v2.model.json --mapping AddressBook.v1-v2.mapping.json",
       "eventtool upcast book.store --model AddressBook.v2.model.json --dry-run",
+      "eventtool upcast book.store --model v2.model.json --model v3.model.json --mapping v1-v2.mapping.json",
     ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let path = try a.required("STORE")
-    let model = try Model(contentsOf: a.value("model") ?? "")
-    let mappingFile = a.value("mapping")
-    let mapping = try mappingFile.map { try MappingModel(contentsOf: $0) }
+    let models = try a.values("model").map { try Model(contentsOf: $0) }
+    let mappingFiles = a.values("mapping")
+    let mappings = try mappingFiles.map { try MappingModel(contentsOf: $0) }
     let total = try openStore(path).read { Int(try $0.logEnd().sequence) }
     let bar = io.progress("upcast", total: total)
     let dryRun = a.flag("dry-run")
     let (report, sample) = try EventStore.upcast(
-      at: path, to: model, mapping: mapping, policies: policies, mappingFile: mappingFile ?? "inferred mapping",
-      dryRun: dryRun, progress: { bar.update($0) })
+      at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, dryRun: dryRun,
+      progress: { bar.update($0) })
     bar.finish()
     io.print((dryRun ? "dry run (nothing written): " : "") + "upcast v\(report.sourceVersion) -> v\(report.destinationVersion)" + (report.resumed ? " (resumed)" : ""))
     io.print("  read     \(report.commitsRead) commits, \(report.eventsRead) events")
