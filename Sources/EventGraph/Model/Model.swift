@@ -96,6 +96,10 @@ public final class Entity: Sendable, Hashable {
   public let description: EntityDescription
   /// The type of each attribute by ``PropertyID`` (`nil` for relationships), for the hot path.
   public let attributeTypes: [AttributeType?]
+  /// Whether each property is an indexed attribute, by ``PropertyID``.
+  public let indexed: [Bool]
+  /// Whether any attribute of the entity is indexed.
+  public let hasIndexes: Bool
   private let index: [String: PropertyID]
 
   init(
@@ -113,6 +117,8 @@ public final class Entity: Sendable, Hashable {
     for p in properties { index[p.name] = p.id }
     self.index = index
     self.attributeTypes = properties.map { if case .attribute(let a) = $0.kind { a.type } else { nil } }
+    self.indexed = properties.map { if case .attribute(let a) = $0.kind { a.isIndexed } else { false } }
+    self.hasIndexes = indexed.contains(true)
   }
 
   public static func == (a: Entity, b: Entity) -> Bool {

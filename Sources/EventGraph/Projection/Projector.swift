@@ -103,6 +103,14 @@ package final class Projector {
       if let value, value.type != type {
         throw StoreError.corrupt("\(e.name)/\(o.rawValue).#\(i): stored \(value.type.rawValue), expected \(type.rawValue)")
       }
+      if e.indexed[i], let entityID = hot?.entity {
+        if let old = hot?[attribute] {
+          try txn.delete(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: old, object: o))
+        }
+        if let value {
+          try txn.put(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: value, object: o), value: [UInt8]())
+        }
+      }
       hot?.set(attribute, value)  // in place: `hot` owns its values uniquely
 
     case .link(let o, let relID, let t, let position):
@@ -141,6 +149,12 @@ package final class Projector {
       }
       try txn.delete(dbs.objects, key: StoreKey.object(o))
       try txn.delete(dbs.entities, key: StoreKey.entity(s.entity, o))
+      if let e = model.entity(s.entity), e.hasIndexes {
+        for (i, isIndexed) in e.indexed.enumerated() where isIndexed {
+          let a = PropertyID(rawValue: UInt16(i))
+          if let v = s[a] { try txn.delete(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: o)) }
+        }
+      }
       if hot?.id == o { hot = nil }
       cache[o] = .some(nil)
       dirty.remove(o)
