@@ -95,6 +95,29 @@ struct CursorTests {
     }
   }
 
+  @Test("seek with an empty key stops at the first entry")
+  func seekEmptyKey() throws {
+    try withTemporaryDirectory { dir in
+      let (env, db) = try openEnvironment(in: dir)
+      try env.read { txn throws in
+        let cursor = try txn.cursor(db)
+        #expect(try !cursor.seek([UInt8]()))
+      }
+      try Self.fill(env, db)
+      try env.read { txn throws in
+        let cursor = try txn.cursor(db)
+        #expect(try cursor.seek([UInt8]()))
+        #expect(try Self.key(cursor) == 10)
+        var keys: [UInt64] = []
+        try txn.forEach(db, from: "") { key, _ in
+          keys.append(BigEndianKey.decode(key) ?? 0)
+          return true
+        }
+        #expect(keys.count == 10)
+      }
+    }
+  }
+
   @Test("find stops only on the exact key")
   func find() throws {
     try withTemporaryDirectory { dir in
