@@ -184,3 +184,22 @@ extension ToolRunner {
     return Result(status: process.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
   }
 }
+
+@Suite("The CLI reference")
+struct ReferenceTests {
+  @Test("Docs/cli.md is what 'eventtool reference' generates, so the two never disagree")
+  func referenceIsCurrent() throws {
+    let r = try ToolRunner.eventtool(["reference"])
+    #expect(r.status == 0)
+    let file = URL(fileURLWithPath: examples).deletingLastPathComponent().appendingPathComponent("cli.md")
+    let text = try String(contentsOf: file, encoding: .utf8)
+    #expect(text == r.out, "regenerate with: swift run eventtool reference > Docs/cli.md")
+  }
+
+  @Test("the command descriptions have no mistakes of their own")
+  func specifications() throws {
+    let r = try ToolRunner.eventtool(["reference", "--bash-completion"])
+    #expect(r.status == 0)
+    for command in ["init", "import", "upcast", "rollback", "diagram"] { #expect(r.out.contains(command)) }
+  }
+}

@@ -13,7 +13,7 @@ struct ImportCommand: ToolCommand {
       PositionalSpec("FILE", help: "The JSON Lines file, or '-' for standard input."),
     ],
     options: [OptionSpec("batch", valueName: "N", help: "Commit every N objects instead of once.")],
-    examples: ["eventtool import book.store people.jsonl", "cat people.jsonl | eventtool import book.store - --batch 1000"])
+    examples: ["eventtool import book.store people.jsonl", "eventtool import book.store - --batch 1000 < people.jsonl"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let store = try openStore(try a.required("STORE"), writing: true)
