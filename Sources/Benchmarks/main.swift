@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: Benchmarks [store|upcast|all] [--quick]
+// Usage: Benchmarks [store|query|upcast|all] [--quick]
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
@@ -12,6 +12,11 @@ do {
   if wants("store") {
     var t = BenchmarkTable(title: "Store (issue 2)")
     try StoreBenchmark.run(events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000, table: &t)
+    tables.append(t)
+  }
+  if wants("query") {
+    var t = BenchmarkTable(title: "Query language and fetch (issue 3)")
+    try QueryBenchmark.run(objects: quick ? 100_000 : 1_000_000, table: &t)
     tables.append(t)
   }
   if wants("upcast") {
