@@ -146,7 +146,8 @@ extension Upcaster {
     for m in active { try step("endInstanceCreation", m) { try policy(m).endInstanceCreation(m, manager: manager) } }
     // 4. Relationships of the destination objects of the affected sources.
     for m in active {
-      guard let srcEntity = m.source else { continue }
+      // A mapping with no relationship mappings and no policy has nothing to do here.
+      guard let srcEntity = m.source, !m.relationships.isEmpty || m.policy != nil else { continue }
       for s in affected {
         guard let state = try sourceProjector.state(s), mapping.sourceModel.isKind(state.entity, of: srcEntity.id) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
