@@ -1,3 +1,4 @@
+import Foundation
 import LMDB
 
 /// A range of one attribute index that holds every object a predicate can match.
@@ -77,8 +78,11 @@ struct IndexPlan {
     case (.string(let s), .string): return .string(s)
     case (.boolean(let b), .boolean): return .boolean(b)
     case (.integer(let n), _) where type.isNumeric: return try? Value.int64(n).converted(to: type)
-    case (.double(let d), .double), (.double(let d), .float), (.double(let d), .decimal):
+    case (.double(let d), .double), (.double(let d), .float):
       return try? Value.double(d).converted(to: type)
+    case (.double(let d), .decimal):
+      // As the evaluator reads a literal for a decimal: from its shortest text, so 0.1 is 0.1.
+      return Decimal(string: "\(d)", locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
     default: return nil
     }
   }

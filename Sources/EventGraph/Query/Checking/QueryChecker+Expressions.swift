@@ -1,38 +1,58 @@
 extension QueryChecker {
+  /// Checks an expression.
+  ///
+  /// The cases live in functions of their own, so that the frame each level of nesting
+  /// puts on the stack stays small.
   func expression(_ e: QueryExpression) throws(QueryError) -> Checked {
     switch e.kind {
-    case .literal(let literal):
-      return .value(.literal(literal.value), literal.element)
-    case .keyPath(let path):
-      return try keyPath(path, at: e.sourceOffset)
-    case .list(let items):
-      var codes: [ValueCode] = []
-      var element = QueryType.Element.null
-      for item in items {
-        let (code, itemElement) = try singleValue(item)
-        guard let joined = unify(element, itemElement) else {
-          throw error(
-            .typeMismatch, "\(quote(item)) (\(describe(itemElement))) does not fit with the list's \(describe(element)) values",
-            at: item.sourceOffset)
-        }
-        element = joined
-        codes.append(code)
-      }
-      return .values(.list(codes), element)
-    case .arithmetic(let op, let left, let right):
-      let (l, le) = try singleValue(left)
-      let (r, re) = try singleValue(right)
-      let type = try arithmeticType(op, (left, le), (right, re))
-      return .value(.arithmetic(op, l, r, offset: position(e.sourceOffset)), .attribute(type))
-    case .negation(let operand):
-      let (code, element) = try singleValue(operand)
-      guard case .attribute(let t) = element, t.isNumeric else {
-        throw error(.typeMismatch, "unary minus needs a number, found \(quote(operand)) (\(describe(element)))", at: operand.sourceOffset)
-      }
-      return .value(.negation(code, offset: position(e.sourceOffset)), .attribute(Self.promoted(t)))
-    case .function(let f, let arguments):
-      return try function(f, arguments, at: e.sourceOffset)
+    case .literal(let literal): .value(.literal(literal.value), literal.element)
+    case .keyPath(let path): try keyPath(path, at: e.sourceOffset)
+    case .list(let items): try list(items)
+    case .arithmetic(let op, let left, let right): try arithmetic(op, left, right, at: e.sourceOffset)
+    case .negation(let operand): try negation(operand, at: e.sourceOffset)
+    case .function(let f, let arguments): try function(f, arguments, at: e.sourceOffset)
     }
+  }
+
+  private func list(_ items: [QueryExpression]) throws(QueryError) -> Checked {
+    var codes: [ValueCode] = []
+    var element = QueryType.Element.null
+    for item in items {
+      let (code, itemElement) = try singleValue(item)
+      guard let joined = unify(element, itemElement) else { throw listMismatch(item, itemElement, element) }
+      element = joined
+      codes.append(code)
+    }
+    return .values(.list(codes), element)
+  }
+
+  private func listMismatch(_ item: QueryExpression, _ element: QueryType.Element, _ list: QueryType.Element)
+    -> QueryError
+  {
+    error(
+      .typeMismatch, "\(quote(item)) (\(describe(element))) does not fit with the list's \(describe(list)) values",
+      at: item.sourceOffset)
+  }
+
+  private func arithmetic(_ op: ArithmeticOperator, _ left: QueryExpression, _ right: QueryExpression, at offset: Int?)
+    throws(QueryError) -> Checked
+  {
+    let (l, le) = try singleValue(left)
+    let (r, re) = try singleValue(right)
+    let type = try arithmeticType(op, (left, le), (right, re))
+    return .value(.arithmetic(op, l, r, offset: position(offset)), .attribute(type))
+  }
+
+  private func negation(_ operand: QueryExpression, at offset: Int?) throws(QueryError) -> Checked {
+    let (code, element) = try singleValue(operand)
+    guard case .attribute(let t) = element, t.isNumeric else { throw notNumeric(operand, element) }
+    return .value(.negation(code, offset: position(offset)), .attribute(Self.promoted(t)))
+  }
+
+  private func notNumeric(_ operand: QueryExpression, _ element: QueryType.Element) -> QueryError {
+    error(
+      .typeMismatch, "unary minus needs a number, found \(quote(operand)) (\(describe(element)))",
+      at: operand.sourceOffset)
   }
 
   /// The common type of two elements, if they have one (numbers join to the wider kind).
@@ -58,7 +78,8 @@ extension QueryChecker {
   }
 
   private func arithmeticType(
-    _ op: ArithmeticOperator, _ left: (QueryExpression, QueryType.Element), _ right: (QueryExpression, QueryType.Element)
+    _ op: ArithmeticOperator, _ left: (QueryExpression, QueryType.Element),
+    _ right: (QueryExpression, QueryType.Element)
   ) throws(QueryError) -> AttributeType {
     var types: [AttributeType] = []
     for (e, element) in [left, right] {
@@ -95,6 +116,14 @@ extension QueryChecker {
       codes.append(code)
       elements.append(element)
     }
+    let result = try functionType(f, arguments, elements)
+    return .value(.function(f, codes, offset: position(offset)), result)
+  }
+
+  /// The result type of a call whose arguments have the given types.
+  private func functionType(_ f: QueryFunction, _ arguments: [QueryExpression], _ elements: [QueryType.Element])
+    throws(QueryError) -> QueryType.Element
+  {
     func require(_ accepts: (AttributeType) -> Bool, _ what: String) throws(QueryError) {
       for (argument, element) in zip(arguments, elements) {
         if case .attribute(let t) = element, accepts(t) { continue }
@@ -104,13 +133,12 @@ extension QueryChecker {
           at: argument.sourceOffset)
       }
     }
-    let result: QueryType.Element
     switch f {
     case .uppercase, .lowercase, .trim:
       try require(\.isText, "a string")
-      result = .attribute(.string)
+      return .attribute(.string)
     case .concat:
-      result = .attribute(.string)
+      return .attribute(.string)
     case .coalesce:
       var joined = QueryType.Element.null
       for (argument, element) in zip(arguments, elements) {
@@ -121,22 +149,21 @@ extension QueryChecker {
         }
         joined = j
       }
-      result = joined
+      return joined
     case .now:
-      result = .attribute(.date)
+      return .attribute(.date)
     case .uuid:
-      result = .attribute(.uuid)
+      return .attribute(.uuid)
     case .length:
       try require({ $0.isText || $0 == .binary }, "a string or binary data")
-      result = .attribute(.int64)
+      return .attribute(.int64)
     case .abs:
       try require(\.isNumeric, "a number")
-      guard case .attribute(let t) = elements[0] else {
-        throw error(.typeMismatch, "abs needs a number, found nil", at: arguments[0].sourceOffset)
+      guard case .attribute(let t)? = elements.first else {
+        throw error(.typeMismatch, "abs needs a number, found nil", at: arguments.first?.sourceOffset)
       }
-      result = .attribute(Self.promoted(t))
+      return .attribute(Self.promoted(t))
     }
-    return .value(.function(f, codes, offset: position(offset)), result)
   }
 }
 

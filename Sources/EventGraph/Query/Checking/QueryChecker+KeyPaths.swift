@@ -25,7 +25,8 @@ extension QueryChecker {
           : .value(.variable(name, offset: offset), type.element)
       case .object(let id):
         guard let e = model.entity(id) else {
-          throw error(.unknownProperty, "$\(name) is declared with entity #\(id.rawValue), which the model lacks", at: start)
+          throw error(
+            .unknownProperty, "$\(name) is declared with entity #\(id.rawValue), which the model lacks", at: start)
         }
         root = .variable(name, offset: offset)
         entity = e
@@ -87,7 +88,8 @@ extension QueryChecker {
     }
     if let (aggregate, offset) = pending {
       throw error(
-        .invalidAggregate, "@\(aggregate.rawValue) needs an attribute after it, as in employees.@\(aggregate.rawValue).salary",
+        .invalidAggregate,
+        "@\(aggregate.rawValue) needs an attribute after it, as in employees.@\(aggregate.rawValue).salary",
         at: offset)
     }
     return .objects(ObjectsCode(root: root, steps: steps, isToMany: isToMany), entity.id)
@@ -99,7 +101,8 @@ extension QueryChecker {
 
   private func toOneAggregate(_ aggregate: QueryAggregate, at offset: Int?) -> QueryError {
     error(
-      .invalidAggregate, "@\(aggregate.rawValue) needs a to-many key path before it, as in employees.@\(aggregate.rawValue)",
+      .invalidAggregate,
+      "@\(aggregate.rawValue) needs a to-many key path before it, as in employees.@\(aggregate.rawValue)",
       at: offset)
   }
 
@@ -114,13 +117,15 @@ extension QueryChecker {
     case .sum, .avg:
       guard a.type.isNumeric else {
         throw error(
-          .invalidAggregate, "@\(aggregate.rawValue) needs a numeric attribute; \(a.name) is \(a.type.rawValue)", at: offset)
+          .invalidAggregate, "@\(aggregate.rawValue) needs a numeric attribute; \(a.name) is \(a.type.rawValue)",
+          at: offset)
       }
       result = a.type == .decimal ? .decimal : aggregate == .avg ? .double : Self.promoted(a.type)
     case .min, .max:
       guard a.type.isNumeric || a.type == .date else {
         throw error(
-          .invalidAggregate, "@\(aggregate.rawValue) needs a numeric or date attribute; \(a.name) is \(a.type.rawValue)",
+          .invalidAggregate,
+          "@\(aggregate.rawValue) needs a numeric or date attribute; \(a.name) is \(a.type.rawValue)",
           at: offset)
       }
       result = a.type

@@ -31,7 +31,8 @@ extension QueryChecker {
         at: offset)
     }
     if op.isOrdering && !a.isOrdered {
-      throw error(.typeMismatch, "\(opName) needs numbers, strings or dates; \(a.rawValue) values are not ordered", at: offset)
+      throw error(
+        .typeMismatch, "\(opName) needs numbers, strings or dates; \(a.rawValue) values are not ordered", at: offset)
     }
   }
 
@@ -81,14 +82,16 @@ extension QueryChecker {
 
   /// The expression checked as one value: not a to-many key path, not an object.
   func singleValue(_ e: QueryExpression) throws(QueryError) -> (ValueCode, QueryType.Element) {
-    switch try expression(e) {
-    case .value(let code, let element):
-      return (code, element)
-    case .values:
-      throw toManyError(e)
-    case .objects(let path, _):
-      if path.isToMany { throw toManyError(e) }
-      throw error(.typeMismatch, "\(quote(e)) is an object, not a value: name one of its attributes", at: e.sourceOffset)
+    let checked = try expression(e)
+    guard case .value(let code, let element) = checked else { throw notSingleValue(e, checked) }
+    return (code, element)
+  }
+
+  private func notSingleValue(_ e: QueryExpression, _ checked: Checked) -> QueryError {
+    if case .objects(let path, _) = checked, !path.isToMany {
+      return error(
+        .typeMismatch, "\(quote(e)) is an object, not a value: name one of its attributes", at: e.sourceOffset)
     }
+    return toManyError(e)
   }
 }

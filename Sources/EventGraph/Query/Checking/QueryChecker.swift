@@ -54,21 +54,18 @@ struct QueryChecker {
 
   func predicate(_ p: QueryPredicate) throws(QueryError) -> PredicateCode {
     switch p.kind {
-    case .constant(let b):
-      return .constant(b)
-    case .not(let operand):
-      return .not(try predicate(operand))
-    case .and(let operands):
-      var codes: [PredicateCode] = []
-      for operand in operands { codes.append(try predicate(operand)) }
-      return Self.balanced(codes[...], empty: true, PredicateCode.and)
-    case .or(let operands):
-      var codes: [PredicateCode] = []
-      for operand in operands { codes.append(try predicate(operand)) }
-      return Self.balanced(codes[...], empty: false, PredicateCode.or)
-    case .comparison(let c):
-      return try comparison(c)
+    case .constant(let b): .constant(b)
+    case .not(let operand): .not(try predicate(operand))
+    case .and(let operands): try junction(operands, isAnd: true)
+    case .or(let operands): try junction(operands, isAnd: false)
+    case .comparison(let c): try comparison(c)
     }
+  }
+
+  private func junction(_ operands: [QueryPredicate], isAnd: Bool) throws(QueryError) -> PredicateCode {
+    var codes: [PredicateCode] = []
+    for operand in operands { codes.append(try predicate(operand)) }
+    return Self.balanced(codes[...], empty: isAnd, isAnd ? PredicateCode.and : PredicateCode.or)
   }
 
   /// Operands joined into a balanced binary tree, in order: a chain of 100,000 `AND`s
@@ -154,11 +151,12 @@ struct QueryChecker {
       }
       try checkOperands(leftElement, element, .equal, c, at: at)
       if case .list(let items) = collection, let constants = literals(items) {
-        let folded = constants.map { (v: Value?) -> Value? in
-          guard !c.options.isEmpty, let t = v?.text else { return v }
+        let prepared = constants.map { (v: Value?) -> Value? in
+          guard let v else { return nil }
+          guard !c.options.isEmpty, let t = v.text else { return adapt(v, to: leftElement) }
           return .string(StringMatching.fold(t, c.options))
         }
-        return .constant(.member(folded, c.options))
+        return .constant(.member(prepared, c.options))
       }
       return .collection(c.options, collection)
     case .between:

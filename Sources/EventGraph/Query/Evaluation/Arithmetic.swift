@@ -36,7 +36,9 @@ enum Arithmetic {
         case .subtract: x.subtractingReportingOverflow(y)
         default: x.multipliedReportingOverflow(by: y)
         }
-      guard !overflow else { throw QueryError(.overflow, "\(x) \(op.rawValue) \(y) does not fit 64 bits", offset: offset) }
+      guard !overflow else {
+        throw QueryError(.overflow, "\(x) \(op.rawValue) \(y) does not fit 64 bits", offset: offset)
+      }
       return .int64(result)
     }
     guard let x = a.doubleValue, let y = b.doubleValue else { return nil }

@@ -96,29 +96,3 @@ extension Value {
     }
   }
 }
-
-/// A `LIKE` pattern prepared once, with a byte path for ASCII text.
-@usableFromInline
-final class LikeMatcher: Sendable {
-  private let pattern: LikePattern<Character>
-  private let asciiPattern: LikePattern<UInt8>?
-  private let options: QueryStringOptions
-
-  init(_ pattern: String, options: QueryStringOptions) {
-    self.options = options
-    let folded = StringMatching.fold(pattern, options)
-    self.pattern = LikePattern(folded)
-    asciiPattern =
-      StringMatching.isASCII(folded) && !folded.utf8.contains(0x0D) ? LikePattern(ascii: Array(folded.utf8)) : nil
-  }
-
-  @usableFromInline
-  func matches(_ value: String) -> Bool {
-    // The byte path when no CR LF pair makes two bytes one character.
-    if let asciiPattern, StringMatching.isASCII(value), !value.utf8.contains(0x0D) {
-      let lower = options.contains(.caseInsensitive)
-      return asciiPattern.matches(value.utf8.map { lower && $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
-    }
-    return pattern.matches(Array(StringMatching.fold(value, options)))
-  }
-}

@@ -5,6 +5,8 @@
 /// allocation for comparisons of attributes with constants.
 
 extension PredicateCode {
+  /// The common cases here; the rest in functions of their own, so that each level of
+  /// a nested predicate puts a small frame on the stack.
   @inlinable
   func evaluate<S: QueryObjectSource>(_ object: S.Object, _ c: EvaluationContext<S>) throws -> Bool {
     switch self {
@@ -22,6 +24,14 @@ extension PredicateCode {
       return b
     case .valueTest(let value, let test):
       return test.matches(try value.evaluate(object, c))
+    default:
+      return try evaluateOther(object, c)
+    }
+  }
+
+  @inlinable
+  func evaluateOther<S: QueryObjectSource>(_ object: S.Object, _ c: EvaluationContext<S>) throws -> Bool {
+    switch self {
     case .compare(let left, let op, let options, let right):
       return try Comparison.holds(try left.evaluate(object, c), op, options, try right.evaluate(object, c))
     case .member(let value, let options, let collection):
@@ -30,21 +40,31 @@ extension PredicateCode {
       return Comparison.isBetween(
         try value.evaluate(object, c), try low.evaluate(object, c), try high.evaluate(object, c), options)
     case .quantified(let quantifier, let collection, let right):
-      let values = try collection.evaluate(object, c)
-      let test = try right.bind(object, c)
-      switch quantifier {
-      case .anyOf:
-        for v in values where try test.matches(v) { return true }
-        return false
-      case .allOf:
-        for v in values where try !test.matches(v) { return false }
-        return true
-      case .noneOf:
-        for v in values where try test.matches(v) { return false }
-        return true
-      }
+      return try Self.quantified(quantifier, collection, right, object, c)
     case .objectIsNil(let path, let isNil):
       return (try path.single(object, c) == nil) == isNil
+    default:
+      return try evaluate(object, c)
+    }
+  }
+
+  @inlinable
+  static func quantified<S: QueryObjectSource>(
+    _ quantifier: QueryQuantifier, _ collection: ManyCode, _ right: RightOperand, _ object: S.Object,
+    _ c: EvaluationContext<S>
+  ) throws -> Bool {
+    let values = try collection.evaluate(object, c)
+    let test = try right.bind(object, c)
+    switch quantifier {
+    case .anyOf:
+      for v in values where try test.matches(v) { return true }
+      return false
+    case .allOf:
+      for v in values where try !test.matches(v) { return false }
+      return true
+    case .noneOf:
+      for v in values where try test.matches(v) { return false }
+      return true
     }
   }
 }
@@ -93,6 +113,18 @@ extension ValueCode {
     case .attributeOf(let path, let id):
       guard let target = try path.single(object, c) else { return nil }
       return try c.source.value(of: target, attribute: id)
+    case .arithmetic(let op, let left, let right, let offset):
+      return try Arithmetic.apply(op, try left.evaluate(object, c), try right.evaluate(object, c), offset: offset)
+    case .negation(let operand, let offset):
+      return try Arithmetic.negate(try operand.evaluate(object, c), offset: offset)
+    default:
+      return try evaluateOther(object, c)
+    }
+  }
+
+  @inlinable
+  func evaluateOther<S: QueryObjectSource>(_ object: S.Object, _ c: EvaluationContext<S>) throws -> Value? {
+    switch self {
     case .variable(let name, let offset):
       guard case .value(let v) = try c.variable(name, offset: offset) else {
         throw EvaluationContext<S>.wrongShape(name, "one value", offset: offset)
@@ -104,10 +136,6 @@ extension ValueCode {
       return .int64(Int64(try collection.evaluate(object, c).count))
     case .aggregate(let op, let collection, let type, let offset):
       return try Aggregates.apply(op, to: try collection.evaluate(object, c), type: type, offset: offset)
-    case .arithmetic(let op, let left, let right, let offset):
-      return try Arithmetic.apply(op, try left.evaluate(object, c), try right.evaluate(object, c), offset: offset)
-    case .negation(let operand, let offset):
-      return try Arithmetic.negate(try operand.evaluate(object, c), offset: offset)
     case .function(.coalesce, let arguments, _):
       for argument in arguments {
         if let v = try argument.evaluate(object, c) { return v }
@@ -118,6 +146,8 @@ extension ValueCode {
       values.reserveCapacity(arguments.count)
       for argument in arguments { values.append(try argument.evaluate(object, c)) }
       return try Functions.call(f, values, offset: offset)
+    default:
+      return try evaluate(object, c)
     }
   }
 }

@@ -59,6 +59,7 @@ struct EvaluationContext<Source: QueryObjectSource> {
 
   @usableFromInline
   static func wrongShape(_ name: String, _ expected: String, offset: Int?) -> QueryError {
-    QueryError(.unknownVariable, "variable $\(name) is bound to the wrong kind of value: expected \(expected)", offset: offset)
+    QueryError(
+      .unknownVariable, "variable $\(name) is bound to the wrong kind of value: expected \(expected)", offset: offset)
   }
 }

@@ -6,11 +6,13 @@ import Foundation
 /// normal form C first: canonically equivalent strings match alike (`'caf.'` matches
 /// `café` with a combining accent, as it matches the precomposed one).
 ///
-/// `NSRegularExpression` is immutable once made and documented thread-safe for matching,
-/// and swift-corelibs-foundation declares it `Sendable`, so one compiled pattern serves
-/// every evaluation on every thread.
+/// Sendable by checking, not by the compiler: every stored property is a `let`, and
+/// `NSRegularExpression` is immutable once made and documented thread-safe for matching
+/// ("NSRegularExpression objects are immutable and thread safe"). swift-corelibs-foundation
+/// declares it `Sendable`; not every Apple SDK does, hence `@unchecked`. So one compiled
+/// pattern serves every evaluation on every thread.
 @usableFromInline
-final class RegexMatcher: Sendable {
+final class RegexMatcher: @unchecked Sendable {
   private let regex: NSRegularExpression
   /// Whether `regex` is the pattern wrapped as `\A(?:pattern)\z`; when wrapping changed
   /// the pattern's meaning (a trailing `(?x)` comment, an open `\Q`), the pattern is

@@ -15,10 +15,14 @@ enum StringMatching {
   /// `"\r\n"`, one `Character` of two bytes, which the byte paths check for).
   @usableFromInline
   static func isASCII(_ s: String) -> Bool {
-    if s.utf8Span.isKnownASCII { return true }
-    let bytes = s.utf8.span
-    for i in bytes.indices where bytes[i] >= 0x80 { return false }
-    return true
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+      // The string knows when it is ASCII; otherwise a scan of its bytes in place.
+      if s.utf8Span.isKnownASCII { return true }
+      let bytes = s.utf8.span
+      for i in bytes.indices where bytes[i] >= 0x80 { return false }
+      return true
+    }
+    return s.utf8.allSatisfy { $0 < 0x80 }
   }
 
   /// `s` folded for comparison under `options`.
@@ -45,26 +49,37 @@ enum StringMatching {
     }
   }
 
-  /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` or `==` on ASCII text: `pattern` is already
-  /// folded, `value` is folded here byte by byte when `lowercase` is set. A match may
-  /// not split a `"\r\n"` pair, as it would split a `Character`.
+  /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` or `==` on ASCII text.
+  ///
+  /// `pattern` is already folded; `value` is folded here byte by byte when `lowercase`
+  /// is set. A match may not split a `"\r\n"` pair, as it would split a `Character`.
   @usableFromInline
   static func testASCII(_ op: QueryOperator, _ value: String, _ pattern: [UInt8], lowercase: Bool) -> Bool {
-    let v = value.utf8.span
-    let n = v.count
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+      let bytes = value.utf8.span  // read in place
+      return testASCII(op, count: bytes.count, pattern, lowercase) { bytes[$0] }
+    }
+    let bytes = Array(value.utf8)
+    return testASCII(op, count: bytes.count, pattern, lowercase) { bytes[$0] }
+  }
+
+  @inline(__always)
+  private static func testASCII(
+    _ op: QueryOperator, count n: Int, _ pattern: [UInt8], _ lowercase: Bool, _ byte: (Int) -> UInt8
+  ) -> Bool {
     let m = pattern.count
     guard m <= n else { return false }
     func matchesAt(_ start: Int) -> Bool {
       var k = 0
       while k < m {
-        var b = v[start &+ k]
+        var b = byte(start &+ k)
         if lowercase && b &- 0x41 < 26 { b |= 0x20 }
         guard b == pattern[k] else { return false }
         k &+= 1
       }
       // Not inside a CR LF pair at either end.
-      if start > 0, v[start &- 1] == 0x0D, v[start] == 0x0A { return false }
-      if start &+ m < n, m > 0, v[start &+ m &- 1] == 0x0D, v[start &+ m] == 0x0A { return false }
+      if start > 0, byte(start &- 1) == 0x0D, byte(start) == 0x0A { return false }
+      if m > 0, start &+ m < n, byte(start &+ m &- 1) == 0x0D, byte(start &+ m) == 0x0A { return false }
       return true
     }
     switch op {
@@ -81,6 +96,32 @@ enum StringMatching {
     default:
       return false
     }
+  }
+}
+
+/// A `LIKE` pattern prepared once, with a byte path for ASCII text.
+@usableFromInline
+final class LikeMatcher: Sendable {
+  private let pattern: LikePattern<Character>
+  private let asciiPattern: LikePattern<UInt8>?
+  private let options: QueryStringOptions
+
+  init(_ pattern: String, options: QueryStringOptions) {
+    self.options = options
+    let folded = StringMatching.fold(pattern, options)
+    self.pattern = LikePattern(folded)
+    asciiPattern =
+      StringMatching.isASCII(folded) && !folded.utf8.contains(0x0D) ? LikePattern(ascii: Array(folded.utf8)) : nil
+  }
+
+  @usableFromInline
+  func matches(_ value: String) -> Bool {
+    // The byte path when no CR LF pair makes two bytes one character.
+    if let asciiPattern, StringMatching.isASCII(value), !value.utf8.contains(0x0D) {
+      let lower = options.contains(.caseInsensitive)
+      return asciiPattern.matches(value.utf8.map { lower && $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+    }
+    return pattern.matches(Array(StringMatching.fold(value, options)))
   }
 }
 

@@ -53,7 +53,9 @@ enum ValueComparison {
     }
     if let x = binaryFloatingValue(a) {
       if let y = b.integerValue { return compare(y, x).map(reversed) }
-      if let y = binaryFloatingValue(b) { return x < y ? .orderedAscending : x == y ? .orderedSame : x > y ? .orderedDescending : nil }
+      if let y = binaryFloatingValue(b) {
+        return x < y ? .orderedAscending : x == y ? .orderedSame : x > y ? .orderedDescending : nil
+      }
       if case .decimal(let y) = b { return decimal(x).flatMap { compare($0, y) } ?? compareInfinite(x) }
       return nil
     }

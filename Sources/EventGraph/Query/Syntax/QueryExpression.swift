@@ -28,8 +28,10 @@ public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
   public let kind: Kind
   /// Where the expression starts in the text it was parsed from (UTF-8 offset).
   let sourceOffset: Int?
-  /// Height of the tree: 1 for a leaf. Bounded by ``QueryPredicate/maximumDepth`` in parsed
-  /// trees, so that printing, checking and evaluating never recurse deeper than that.
+  /// Height of the tree: 1 for a leaf.
+  ///
+  /// Bounded by ``QueryPredicate/maximumDepth`` in parsed trees, so that printing,
+  /// checking and evaluating never recurse deeper than that.
   let depth: Int
 
   /// An expression built in code.
@@ -126,7 +128,9 @@ public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
   var precedence: Int { self == .add || self == .subtract ? 1 : 2 }
 }
 
-/// The functions a query can call. Names are case-insensitive in the text.
+/// The functions a query can call.
+///
+/// Names are case-insensitive in the text.
 public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
   case uppercase, lowercase, trim, concat, coalesce, now, uuid, length, abs
 

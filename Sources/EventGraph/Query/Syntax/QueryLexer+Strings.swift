@@ -81,7 +81,9 @@ extension QueryLexer {
       position += 1
     }
     guard count >= minimum else {
-      throw source.error(.syntax, "expected \(minimum == maximum ? "\(minimum)" : "1 to \(maximum)") hexadecimal digits in \\u escape", at: backslash)
+      throw source.error(
+        .syntax, "expected \(minimum == maximum ? "\(minimum)" : "1 to \(maximum)") hexadecimal digits in \\u escape",
+        at: backslash)
     }
     return value
   }

@@ -23,7 +23,8 @@ extension QueryParser {
       guard allowsPredicateStart() else { throw expected("an expression") }
       let value = token.kind == .keyword(.truePredicate)
       try advance()
-      operands.append(Operand(node: .predicate(QueryPredicate(.constant(value), at: start)), start: start, isBare: true))
+      operands.append(
+        Operand(node: .predicate(QueryPredicate(.constant(value), at: start)), start: start, isBare: true))
       return false
     case .symbol(.minus):
       try checkPrefixRun(at: start) { if case .minus = $0 { true } else { false } }
@@ -77,7 +78,7 @@ extension QueryParser {
   private func allowsPredicateStart() -> Bool {
     switch frames.last {
     case nil: mode == .predicate
-    case .group(.parenthesis, _, _)?, .not?, .and?, .or?: true
+    case .group(.parenthesis, _)?, .not?, .and?, .or?: true
     default: false
     }
   }
@@ -120,9 +121,9 @@ extension QueryParser {
   }
 
   mutating func openGroup(_ group: Group, at start: Int) throws(QueryError) {
-    openGroups += 1
-    guard openGroups <= QueryPredicate.maximumDepth else { throw tooDeep(at: start) }
-    frames.append(.group(group, start: start, items: []))
+    guard items.count < QueryPredicate.maximumDepth else { throw tooDeep(at: start) }
+    frames.append(.group(group, start: start))
+    items.append([])
   }
 
   /// `name(`: a call, or an error naming the nearest function.

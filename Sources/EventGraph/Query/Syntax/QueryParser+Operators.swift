@@ -39,13 +39,10 @@ extension QueryParser {
       return false
     case .symbol(.comma):
       try reduce(incoming: 0)
-      guard case .group(let group, _, _)? = frames.last else { throw try unexpected() }
+      guard case .group(let group, _)? = frames.last else { throw try unexpected() }
       if case .parenthesis = group { throw expected("')'") }
       let item = try expression(try popOperand())
-      // Taken off the stack while it grows, so that the items are appended in place.
-      guard case .group(_, let start, var items)? = frames.popLast() else { return true }
-      items.append(item)
-      frames.append(.group(group, start: start, items: items))
+      items[items.count - 1].append(item)
       try advance()
       return true
     default:
@@ -58,18 +55,17 @@ extension QueryParser {
     case .or, .and:
       let operand = try popOperand()
       let p = try predicate(operand)
-      // A chain of one operator collects its operands in one frame, appended in place.
+      // A chain of one operator collects its operands in one frame.
+      let continues: Bool
       switch (binary, frames.last) {
-      case (.or, .or?):
-        guard case .or(var list, let start)? = frames.popLast() else { break }
-        list.append(p)
-        frames.append(.or(list, start: start))
-      case (.and, .and?):
-        guard case .and(var list, let start)? = frames.popLast() else { break }
-        list.append(p)
-        frames.append(.and(list, start: start))
-      case (.or, _): frames.append(.or([p], start: operand.start))
-      default: frames.append(.and([p], start: operand.start))
+      case (.or, .or?), (.and, .and?): continues = true
+      default: continues = false
+      }
+      if continues {
+        chains[chains.count - 1].append(p)
+      } else {
+        frames.append(binary.precedence == 1 ? .or(start: operand.start) : .and(start: operand.start))
+        chains.append([p])
       }
       try advance()
       return true
@@ -84,7 +80,8 @@ extension QueryParser {
       let operatorOffset = token.start
       try advance()
       let options = try parseOptions()
-      frames.append(.comparison(quantifier?.0, op, options, start: quantifier?.1 ?? left.start, operatorOffset: operatorOffset))
+      frames.append(
+        .comparison(quantifier?.0, op, options, start: quantifier?.1 ?? left.start, operatorOffset: operatorOffset))
       guard op == .between else { return true }
       guard token.kind == .symbol(.openBrace) else { throw expected("'{' after BETWEEN") }
       try openGroup(.list(isBetween: true), at: token.start)
@@ -146,37 +143,36 @@ extension QueryParser {
   /// - Parameter empty: Whether the group holds nothing (`{}`, `now()`).
   mutating func closeGroup(empty: Bool) throws(QueryError) {
     if !empty { try reduce(incoming: 0) }
-    guard case .group(let group, let start, _)? = frames.last else { throw try unexpected() }
-    var items: [QueryExpression] = []
-    if case .group(_, _, let collected)? = frames.last { items = collected }
+    guard case .group(let group, let start)? = frames.last else { throw try unexpected() }
     switch (group, token.kind) {
     case (.parenthesis, .symbol(.closeParen)):
       var inner = try popOperand()
       inner.start = start
       inner.isBare = false
       frames.removeLast()
-      openGroups -= 1
+      items.removeLast()
       operands.append(inner)
       try advance()
     case (.call(let function, let nameStart), .symbol(.closeParen)):
-      if !empty { items.append(try expression(try popOperand())) }
+      var collected = items.removeLast()
+      if !empty { collected.append(try expression(try popOperand())) }
       frames.removeLast()
-      openGroups -= 1
       let (minimum, maximum) = function.arity
-      if items.count < minimum || items.count > (maximum ?? Int.max) {
+      if collected.count < minimum || collected.count > (maximum ?? Int.max) {
         let wanted = maximum == nil ? "at least \(minimum)" : "\(minimum)"
         throw fail(
-          "\(function.rawValue) takes \(wanted) argument\(minimum == 1 ? "" : "s"), found \(items.count)", at: nameStart)
+          "\(function.rawValue) takes \(wanted) argument\(minimum == 1 ? "" : "s"), found \(collected.count)",
+          at: nameStart)
       }
-      let call = try checked(QueryExpression(.function(function, items), at: nameStart))
+      let call = try checked(QueryExpression(.function(function, collected), at: nameStart))
       operands.append(Operand(node: .expression(call), start: nameStart, isBare: false))
       try advance()
     case (.list(let isBetween), .symbol(.closeBrace)):
-      if !empty { items.append(try expression(try popOperand())) }
+      var collected = items.removeLast()
+      if !empty { collected.append(try expression(try popOperand())) }
       frames.removeLast()
-      openGroups -= 1
-      if isBetween && items.count != 2 { throw fail("BETWEEN needs exactly two values, {low, high}", at: start) }
-      let list = try checked(QueryExpression(.list(items), at: start))
+      if isBetween && collected.count != 2 { throw fail("BETWEEN needs exactly two values, {low, high}", at: start) }
+      let list = try checked(QueryExpression(.list(collected), at: start))
       operands.append(Operand(node: .expression(list), start: start, isBare: false))
       try advance()
       // Nothing extends BETWEEN's right side: the comparison is complete.
@@ -225,17 +221,21 @@ extension QueryParser {
         let left = try expression(try popOperand())
         let e = try checked(QueryExpression(.arithmetic(op, left, right), at: start))
         operands.append(Operand(node: .expression(e), start: start, isBare: false))
-      case .and(let list, let start):
+      case .and(let start):
         guard incoming < 2 else { return }
-        frames.removeLast()
         let last = try predicate(try popOperand())
-        let p = try checked(QueryPredicate(.and(list + [last]), at: start))
+        frames.removeLast()
+        var list = chains.removeLast()
+        list.append(last)
+        let p = try checked(QueryPredicate(.and(list), at: start))
         operands.append(Operand(node: .predicate(p), start: start, isBare: true))
-      case .or(let list, let start):
+      case .or(let start):
         guard incoming < 1 else { return }
-        frames.removeLast()
         let last = try predicate(try popOperand())
-        let p = try checked(QueryPredicate(.or(list + [last]), at: start))
+        frames.removeLast()
+        var list = chains.removeLast()
+        list.append(last)
+        let p = try checked(QueryPredicate(.or(list), at: start))
         operands.append(Operand(node: .predicate(p), start: start, isBare: true))
       }
     }

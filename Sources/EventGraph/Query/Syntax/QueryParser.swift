@@ -37,15 +37,18 @@ struct QueryParser {
   }
 
   /// A pending operator or open group.
+  ///
+  /// What a group or an `AND`/`OR` chain has collected so far lives in `items` and
+  /// `chains` (the innermost last), so that it grows in place, however long.
   enum Frame {
-    case group(Group, start: Int, items: [QueryExpression])
+    case group(Group, start: Int)
     case not(at: Int)
     case minus(at: Int)
     case quantifier(QueryQuantifier, at: Int)
     case comparison(QueryQuantifier?, QueryOperator, QueryStringOptions, start: Int, operatorOffset: Int)
     case arithmetic(ArithmeticOperator, start: Int)
-    case and([QueryPredicate], start: Int)
-    case or([QueryPredicate], start: Int)
+    case and(start: Int)
+    case or(start: Int)
   }
 
   var lexer: QueryLexer
@@ -53,7 +56,10 @@ struct QueryParser {
   let mode: Mode
   var operands: [Operand] = []
   var frames: [Frame] = []
-  var openGroups = 0
+  /// The items of each open group, parallel to the `.group` frames.
+  var items: [[QueryExpression]] = []
+  /// The operands of each pending `AND` or `OR` chain, parallel to those frames.
+  var chains: [[QueryPredicate]] = []
   var source: QuerySourceText { lexer.source }
 
   init(_ text: String, mode: Mode) throws(QueryError) {
@@ -150,7 +156,7 @@ struct QueryParser {
   /// The innermost open group, if any.
   func innermostGroup() -> Group? {
     for frame in frames.reversed() {
-      if case .group(let g, _, _) = frame { return g }
+      if case .group(let g, _) = frame { return g }
     }
     return nil
   }

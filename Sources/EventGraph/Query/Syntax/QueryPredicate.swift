@@ -9,8 +9,13 @@
 /// predicates are equal when they say the same thing; source offsets take no part.
 public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
   /// The deepest tree (and the deepest nesting of parentheses, braces and calls) the
-  /// parser accepts, so that no input can exhaust the stack.
-  public static let maximumDepth = 256
+  /// parser accepts.
+  ///
+  /// The parser itself uses no recursion, but checking, printing and evaluating walk the
+  /// tree recursively. At this depth they need at most about 128 KB of stack in a
+  /// release build and 384 KB in a debug build, so they run on any thread, even one
+  /// with the 512 KB stack of a secondary thread on Darwin.
+  public static let maximumDepth = 100
 
   /// What the predicate is.
   public indirect enum Kind: Sendable, Hashable {
@@ -108,7 +113,9 @@ public enum QueryQuantifier: String, Sendable, Hashable, CaseIterable {
   case noneOf = "NONE"
 }
 
-/// The comparison operators. The raw value is the canonical spelling.
+/// The comparison operators.
+///
+/// The raw value is the canonical spelling.
 public enum QueryOperator: String, Sendable, Hashable, CaseIterable {
   case equal = "=="
   case notEqual = "!="

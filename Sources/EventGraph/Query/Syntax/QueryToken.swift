@@ -57,7 +57,9 @@ struct QueryToken: Sendable, Equatable {
   }
 }
 
-/// Punctuation and operator symbols. Synonyms (`=`, `<>`, `=<`, `=>`) lex to one symbol.
+/// Punctuation and operator symbols.
+///
+/// Synonyms (`=`, `<>`, `=<`, `=>`) lex to one symbol.
 enum QuerySymbol: String, Sendable, Equatable {
   case openParen = "("
   case closeParen = ")"
@@ -82,8 +84,9 @@ enum QuerySymbol: String, Sendable, Equatable {
   case not = "!"
 }
 
-/// The reserved words, matched without regard to case. A property named like one is
-/// written with a `#` in front: `#in`.
+/// The reserved words, matched without regard to case.
+///
+/// A property named like one is written with a `#` in front: `#in`.
 enum QueryKeyword: String, Sendable, CaseIterable {
   case and = "AND"
   case or = "OR"
