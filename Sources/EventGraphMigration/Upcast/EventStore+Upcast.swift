@@ -24,11 +24,11 @@ extension EventStore {
   ///   its old version.
   public static func upcast(
     at path: String, to model: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(),
-    mappingFile: String = "mapping", dryRun: Bool = false, progress: (Int) -> Void = { _ in }
+    mappingFile: String = "mapping", dryRun: Bool = false, batchEvents: Int? = nil, progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     try upcast(
       at: path, through: [model], mappings: mapping.map { [$0] } ?? [], policies: policies,
-      mappingFiles: [mappingFile], dryRun: dryRun, progress: progress)
+      mappingFiles: [mappingFile], dryRun: dryRun, batchEvents: batchEvents, progress: progress)
   }
 
   /// Upcasts through several versions in one streaming pass (v1 → v2 → v3, as Core Data's
@@ -39,9 +39,10 @@ extension EventStore {
   ///   - models: the versions to go through, in order; the last is the destination.
   ///   - mappings: the written mappings, placed by their `source` version; a step with none
   ///     is inferred.
+  ///   - batchEvents: source events per LMDB transaction (and checkpoint); 50,000 by default.
   public static func upcast(
     at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
-    mappingFiles: [String] = [], dryRun: Bool = false, progress: (Int) -> Void = { _ in }
+    mappingFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil, progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
     if dryRun {
@@ -50,7 +51,8 @@ extension EventStore {
       defer { try? FileManager.default.removeItem(atPath: copy) }
       try EventStore(path: path, options: StoreOptions(readOnly: true)).env.copy(to: copy)
       let (report, _) = try upcast(
-        at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, progress: progress)
+        at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
+        batchEvents: batchEvents, progress: progress)
       var sample: [String] = []
       let migrated = try EventStore(path: copy, options: StoreOptions(readOnly: true))
       for e in model.entities {
@@ -80,6 +82,7 @@ extension EventStore {
         message: "the mapping starts at version \(m.source), which is not a step of this upcast")
     }
     let upcaster = try Upcaster(store: store, chain: chain)
+    if let batchEvents { upcaster.batchEvents = max(1, batchEvents) }
     return (try upcaster.run(progress: progress), [])
   }
 

@@ -23,6 +23,9 @@ struct UpcastCommand: ToolCommand {
         help: "A mapping (*.mapping.json), placed by its source version; a step without one is inferred. Repeatable.",
         isRepeatable: true),
       OptionSpec("dry-run", help: "Migrate a temporary copy, print the figures and a sample; change nothing."),
+      OptionSpec(
+        "batch", valueName: "N",
+        help: "Source events per transaction and checkpoint (default 50000): smaller resumes closer to a crash."),
     ],
     examples: [
       "eventtool upcast book.store --model AddressBook.v2.model.json --mapping AddressBook.v1-v2.mapping.json",
@@ -38,9 +41,11 @@ struct UpcastCommand: ToolCommand {
     let total = try openStore(path).read { Int(try $0.logEnd().sequence) }
     let bar = io.progress("upcast", total: total)
     let dryRun = a.flag("dry-run")
+    let batch = try a.int("batch")
+    if let batch, batch < 1 { throw ToolError.usage("--batch needs a positive number, not \(batch)") }
     let (report, sample) = try EventStore.upcast(
       at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, dryRun: dryRun,
-      progress: { bar.update($0) })
+      batchEvents: batch, progress: { bar.update($0) })
     bar.finish()
     io.print((dryRun ? "dry run (nothing written): " : "") + "upcast v\(report.sourceVersion) -> v\(report.destinationVersion)" + (report.resumed ? " (resumed)" : ""))
     io.print("  read     \(report.commitsRead) commits, \(report.eventsRead) events")
