@@ -37,6 +37,16 @@ struct MappingBuilder {
     for m in written {
       guard seen.insert(m.name).inserted else { throw error(m.name, "mapping '\(m.name)' is declared twice") }
     }
+    // Entity names first: an unknown one would otherwise surface as a confusing error in
+    // another mapping's relationship that refers to this mapping.
+    for m in written {
+      if let n = m.source, source.entity(named: n) == nil {
+        throw error("\(m.name).source", "source model has no entity '\(n)'")
+      }
+      if let n = m.destination, destination.entity(named: n) == nil {
+        throw error("\(m.name).destination", "destination model has no entity '\(n)'")
+      }
+    }
     // Lightweight inference for source entities that no mapping names.
     let named = Set(written.compactMap(\.source))
     var inferred = Set<String>()
@@ -64,10 +74,16 @@ struct MappingBuilder {
   }
 
   /// The destination entity a source entity maps to by inference: the same name, or a
-  /// destination entity whose `renamingIdentifier` is the source's name.
+  /// destination entity whose `renamingIdentifier` is the source's name. As in Core Data,
+  /// a renaming identifier kept from an earlier rename matches the same identifier in the
+  /// source (v2 `Volume` renamed from `Book` is v3 `Volume` renamed from `Book`).
   func destinationEntity(for e: Entity) -> Entity? {
-    destination.entity(named: e.name).flatMap { $0.renamingIdentifier == nil || $0.renamingIdentifier == e.name ? $0 : nil }
-      ?? destination.entities.first { $0.renamingIdentifier == e.name }
+    func renamed(_ d: Entity) -> Bool {
+      guard let r = d.renamingIdentifier else { return false }
+      return r == e.name || r == e.renamingIdentifier
+    }
+    return destination.entity(named: e.name).flatMap { $0.renamingIdentifier == nil || renamed($0) ? $0 : nil }
+      ?? destination.entities.first(where: renamed)
   }
 
   /// The source property a destination property takes by default: same name or renaming identifier.
@@ -111,7 +127,8 @@ struct MappingBuilder {
     var attributes: [(Attribute, CompiledExpression)] = []
     var instances: [(key: String, when: CompiledPredicate?, attributes: [(Attribute, CompiledExpression)])] = []
     if m.instances.isEmpty {
-      attributes = try attributeExpressions(m.attributes, src, dst, at: m.name, strict: inferred)
+      // Without a policy, nothing but the mapping can give a required attribute its value.
+      attributes = try attributeExpressions(m.attributes, src, dst, at: m.name, strict: m.policy == nil)
     } else {
       for (k, entry) in m.instances.enumerated() {
         var merged = m.attributes
@@ -119,7 +136,8 @@ struct MappingBuilder {
         let when = try entry.when.map { (w: String) throws(MappingError) in
           try predicate(w, src, variables, at: "\(m.name).instances[\(k)].when")
         }
-        instances.append((entry.key, when, try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: false)))
+        instances.append(
+          (entry.key, when, try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: m.policy == nil)))
       }
     }
     var relationships: [(Relationship, target: Int, sources: CompiledExpression)] = []
