@@ -12,6 +12,11 @@ extension Upcaster {
     guard let cp = try txn.get(meta, key: keys.checkpoint), let checkpoint = cp.withUnsafeBytes({ BigEndianKey.decode($0) }),
       let nx = try txn.get(meta, key: keys.nextID), var nextID = nx.withUnsafeBytes({ BigEndianKey.decode($0) })
     else { throw MigrationError("the upcast's checkpoint is missing") }
+    // Another writer may have added source objects since the upcast started (it writes
+    // batch by batch): their identities may be given already.
+    guard let b = try txn.get(meta, key: keys.base), let base = b.withUnsafeBytes({ BigEndianKey.decode($0) }),
+      try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID() < base
+    else { throw SourceIdentitiesOverlap() }
     // The first step's source state lives for the batch (it applies the source events); a
     // later step reads what the step before it wrote, fresh for every commit.
     let sourceProjector = Projector(txn: txn.handle, dbs: stages[0].source, model: first.sourceModel)
@@ -58,7 +63,7 @@ extension Upcaster {
       try txn.put(meta, key: MetaKey.activeVersion, value: String(self.last.destinationModel.version))
       try txn.put(meta, key: keys.from, value: String(first.sourceModel.version))
       try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(last))
-      for k in [keys.checkpoint, keys.nextID, keys.fingerprint] { try txn.delete(meta, key: k) }
+      for k in [keys.checkpoint, keys.nextID, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
       for stage in stages {
         if !stage.isFinal {
@@ -189,6 +194,23 @@ extension Upcaster {
     return all
   }
 
+  /// Deletes a destination object without running the destination model's delete rules:
+  /// which objects exist is the mapping's to say (each is reconciled by its own mapping),
+  /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
+  /// links that this commit's relationship stage will remove are still there. Emptying the
+  /// relationships first emits the same unlink events a delete would.
+  private func deleteAlone(_ d: ObjectID, tx: Transaction) throws {
+    guard let state = try tx.object(d), let e = tx.model.entity(state.entity) else { return }
+    for r in e.relationships where try !tx.related(d, r.id).isEmpty {
+      if r.isToMany {
+        try tx.setRelationship(d, r.name, to: [])
+      } else {
+        try tx.setRelationship(d, r.name, to: nil as ObjectID?)
+      }
+    }
+    try tx.delete(d)
+  }
+
   /// Writes the difference between what a source made before and what it makes now.
   private func reconcile(
     _ m: CompiledEntityMapping, _ s: SourceObject, _ drafts: [MigrationManager.Draft], tx: Transaction,
@@ -197,7 +219,7 @@ extension Upcaster {
     let existing = try associations.destinations(mapping: m.index, source: s.id)
     let wanted = Set(drafts.map(\.key))
     for (key, d) in existing where !wanted.contains(key) {
-      try tx.delete(d)
+      try deleteAlone(d, tx: tx)
       try associations.remove(mapping: m.index, source: s.id, key: key, destination: d)
     }
     let had = Dictionary(existing, uniquingKeysWith: { a, _ in a })
