@@ -252,7 +252,7 @@ func checkCommutation(
     let fresh = dir + "/whole-\(n)"
     do {
       let store = try EventStore.create(at: fresh, model: v1)
-      if !c.lines.isEmpty { try store.importObjects(Array(c.lines.joined(separator: "\n").utf8)) }
+      if !c.lines.isEmpty { _ = try store.importObjects(Array(c.lines.joined(separator: "\n").utf8)) }
     }
     _ = try EventStore.upcast(at: fresh, to: v2, mapping: mapping, policies: policies)
     let whole = try exportLines(at: fresh)
