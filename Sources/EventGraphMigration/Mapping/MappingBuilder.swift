@@ -140,7 +140,7 @@ struct MappingBuilder {
           (entry.key, when, try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: m.policy == nil)))
       }
     }
-    var relationships: [(Relationship, target: Int, sources: CompiledExpression)] = []
+    var relationships: [(Relationship, target: Int, sources: CompiledExpression, perObject: Bool)] = []
     for r in dst.relationships {
       let location = "\(m.name).relationships.\(r.name)"
       if let given = m.relationships[r.name] {
@@ -159,7 +159,7 @@ struct MappingBuilder {
         else {
           throw error("\(location).sources", "'\(given.sources)' does not give the objects mapping '\(given.mapping)' maps from")
         }
-        relationships.append((r, target, sources))
+        relationships.append((r, target, sources, false))
       } else if let sp = sourceProperty(for: r.name, renaming: r.renamingIdentifier, in: src),
         case .relationship(let sr) = sp.kind
       {
@@ -168,12 +168,13 @@ struct MappingBuilder {
           guard let ts = written[j].source.flatMap({ source.entity(named: $0) }),
             let td = written[j].destination.flatMap({ destination.entity(named: $0) })
           else { return false }
-          return source.isKind(sr.destination, of: ts.id) && destination.isKind(td.id, of: r.destination)
-            && written[j].instances.isEmpty && written[j].policy == nil
+          // A mapping of the relationship's destination entity, or of one of its sub-entities.
+          return (source.isKind(sr.destination, of: ts.id) || source.isKind(ts.id, of: sr.destination))
+            && destination.isKind(td.id, of: r.destination) && written[j].instances.isEmpty && written[j].policy == nil
         }
         guard let target else { continue }
         let sources = try expression("$source.\(sp.name)", src, variables, at: location)
-        relationships.append((r, target, sources))
+        relationships.append((r, target, sources, true))
       }
     }
     for key in m.relationships.keys where dst.relationship(named: key) == nil {

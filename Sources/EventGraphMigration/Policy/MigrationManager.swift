@@ -162,10 +162,16 @@ public final class MigrationManager {
   public func createDefaultRelationships(for destination: ObjectID, mapping m: CompiledEntityMapping) throws {
     guard let s = try context.associations.source(of: destination), try context.sourceObject(s.source) != nil else { return }
     let variables: [String: QueryVariable<ObjectID>] = ["source": .object(s.source)]
-    for (r, target, sourcesExpression) in m.relationships {
+    for (r, target, sourcesExpression, perObject) in m.relationships {
       let sources = try sourcesExpression.evaluateObjects(s.source, in: context.source, variables: variables)
       var targets: [ObjectID] = []
-      for o in sources { targets += try context.associations.destinations(mapping: target, source: o).map(\.1) }
+      for o in sources {
+        var t = target
+        if perObject, let e = try context.sourceObject(o)?.entity, let k = mapping.identityMapping(for: e, making: r.destination) {
+          t = k
+        }
+        targets += try context.associations.destinations(mapping: t, source: o).map(\.1)
+      }
       try setRelationship(destination, r.name, to: targets)
     }
   }

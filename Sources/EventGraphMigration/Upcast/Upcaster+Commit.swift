@@ -125,10 +125,9 @@ extension Upcaster {
     for m in active { try step("begin", m) { try policy(m).begin(m, manager: manager) } }
     // 3. Destination instances: what each affected source makes now, against what it made before.
     for m in active {
-      guard let srcEntity = m.source else { continue }
       for s in affected {
         guard let state = try sourceProjector.state(s) ?? deletedEntity(s, sourceProjector),
-          mapping.sourceModel.isKind(state.entity, of: srcEntity.id)
+          mapping.applies(m, to: state.entity)
         else { continue }
         let source = SourceObject(id: s, entity: state.entity)
         manager.drafts = []
@@ -152,9 +151,9 @@ extension Upcaster {
     // 4. Relationships of the destination objects of the affected sources.
     for m in active {
       // A mapping with no relationship mappings and no policy has nothing to do here.
-      guard let srcEntity = m.source, !m.relationships.isEmpty || m.policy != nil else { continue }
+      guard !m.relationships.isEmpty || m.policy != nil else { continue }
       for s in affected {
-        guard let state = try sourceProjector.state(s), mapping.sourceModel.isKind(state.entity, of: srcEntity.id) else { continue }
+        guard let state = try sourceProjector.state(s), mapping.applies(m, to: state.entity) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
           try step("createRelationships", m, s) { try policy(m).createRelationships(for: d, mapping: m, manager: manager) }
         }
