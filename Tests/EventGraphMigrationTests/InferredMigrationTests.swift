@@ -221,6 +221,44 @@ struct InferredMigrationTests {
     #expect(try EventStore(path: path).model.version == 1)
   }
 
+  @Test("a to-many relationship made to-one is refused: it would drop links", arguments: ["inferred", "entity", "relationship"])
+  func toManyMadeToOne(mapped: String) throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/library"
+    do {
+      let store = try EventStore.create(at: path, model: try model(Self.libraryV1))
+      try store.write { tx in
+        let author = try tx.insert("Author", ["name": .string("Sōseki")])
+        for title in ["Kokoro", "Botchan"] {
+          let b = try tx.insert("Book", ["title": .string(title), "pages": .int16(1)])
+          try tx.setRelationship(b, "author", to: author)
+        }
+      }
+    }
+    // Author.books (to-many) becomes a to-one, its inverse Book.author stays to-one.
+    let v2 = Self.libraryV1.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
+      .replacingOccurrences(
+        of: "{\"name\": \"books\", \"destination\": \"Book\", \"toMany\": true, \"inverse\": \"author\"}",
+        with: "{\"name\": \"books\", \"destination\": \"Book\", \"optional\": true, \"inverse\": \"author\"}")
+    #expect(v2.contains("\"optional\": true, \"inverse\": \"author\""))
+    // With no mapping, with a mapping that names Author but not its relationship, or with
+    // a relationship mapping whose sources are a collection.
+    var m: MappingModel? = nil
+    if mapped != "inferred" {
+      var author = EntityMapping(
+        name: "AuthorToAuthor", source: "Author", destination: "Author", attributes: ["name": "uppercase($source.name)"])
+      if mapped == "relationship" {
+        author.relationships["books"] = RelationshipMapping(mapping: "BookToBook", sources: "$source.books")
+      }
+      m = MappingModel(source: 1, destination: 2, entityMappings: [author])
+    }
+    let before = try dumpEverything(at: path)
+    let error = try #require(throws: MappingError.self) { try EventStore.upcast(at: path, to: try model(v2), mapping: m) }
+    #expect(error.description.contains("Author") && error.description.contains("books"), "\(error)")
+    #expect(try dumpEverything(at: path) == before)
+  }
+
   @Test("optional to required without a default is refused, or fails naming the object, leaving v1 intact")
   func optionalToRequiredWithoutDefault() throws {
     let dir = temporaryDirectory()

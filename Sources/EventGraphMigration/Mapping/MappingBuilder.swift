@@ -159,11 +159,19 @@ struct MappingBuilder {
         else {
           throw error("\(location).sources", "'\(given.sources)' does not give the objects mapping '\(given.mapping)' maps from")
         }
+        if sources.resultType.isToMany && !r.isToMany {
+          throw error("\(location).sources", "'\(given.sources)' gives a collection; \(dst.name).\(r.name) is to-one")
+        }
         relationships.append((r, target, sources, false))
       } else if let sp = sourceProperty(for: r.name, renaming: r.renamingIdentifier, in: src),
         case .relationship(let sr) = sp.kind
       {
         // Inferred: the same relationship, its targets mapped by the one-object mapping of their entity.
+        if sr.isToMany && !r.isToMany {
+          throw error(
+            location,
+            "\(src.name).\(sp.name) is to-many and \(dst.name).\(r.name) is to-one: a change that would drop links cannot be inferred and needs a relationship mapping")
+        }
         let target = written.indices.first { j in
           guard let ts = written[j].source.flatMap({ source.entity(named: $0) }),
             let td = written[j].destination.flatMap({ destination.entity(named: $0) })
