@@ -43,7 +43,11 @@ struct AddressBookToPhoneBook: MigrationPolicy {
     let owner = try d.related(destination, "addressBook").first
     let first = try owner.flatMap { try d.value($0, "firstName")?.stringValue } ?? "(no addressBook yet)"
     let last = try owner.flatMap { try d.value($0, "lastName")?.stringValue } ?? ""
-    log?.record("createRelationships \(first) \(last) :Tel \(try d.value(destination, "phoneNumber")?.stringValue ?? "?")")
+    // The manager's associations, both ways: the person this phone was made from, and back.
+    let sources = try manager.sourceInstances(mapping: mapping.name, destination: destination)
+    let back = try manager.destinationInstances(mapping: mapping.name, sources: sources)
+    let from = sources.map { "#\($0.id.rawValue)" }.joined(separator: ",") + (back.contains(destination) ? "" : " (not associated back)")
+    log?.record("createRelationships \(first) \(last) :Tel \(try d.value(destination, "phoneNumber")?.stringValue ?? "?") from \(from)")
   }
 
   func endRelationshipCreation(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws {
@@ -135,13 +139,15 @@ struct PolicyUpcastTests {
     // What the policy itself saw: the inverse addressBook already set in createRelationships,
     // as the seed's author observed.
     let tail = ["endRelationshipCreation", "performCustomValidation", "end"]
+    let momo = ids["momo"]?.rawValue ?? 0
+    let urashima = ids["urashima"]?.rawValue ?? 0
     #expect(
       policyLog.all == [
-        "begin", "createDestinationInstances #\(ids["momo"]?.rawValue ?? 0)", "endInstanceCreation",
-        "createRelationships 桃 太郎 :Tel 123-4567-7891", "createRelationships 桃 太郎 :Tel 090-111-9999",
+        "begin", "createDestinationInstances #\(momo)", "endInstanceCreation",
+        "createRelationships 桃 太郎 :Tel 123-4567-7891 from #\(momo)", "createRelationships 桃 太郎 :Tel 090-111-9999 from #\(momo)",
       ] + tail + [
-        "begin", "createDestinationInstances #\(ids["urashima"]?.rawValue ?? 0)", "endInstanceCreation",
-        "createRelationships 浦島 太郎 :Tel 090-1234-5678",
+        "begin", "createDestinationInstances #\(urashima)", "endInstanceCreation",
+        "createRelationships 浦島 太郎 :Tel 090-1234-5678 from #\(urashima)",
       ] + tail + ["begin", "endInstanceCreation"] + tail)
   }
 

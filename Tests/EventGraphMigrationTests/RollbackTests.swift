@@ -18,8 +18,18 @@ struct RollbackTests {
     let v1Export = try exportLines(at: path)
     let v1Bytes = try dumpDatabases(at: path, versionDatabases(1))
     _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())
+    // A v2 commit after the upcast: it must survive a rollback and a roll forward.
+    do {
+      let store = try EventStore(path: path)
+      try store.write { tx in
+        let p = try tx.insert("AddressBook", ["firstName": .string("花咲"), "lastName": .string("爺")])
+        let phone = try tx.insert("PhoneBook", ["phoneNumber": .string("0120-000-000"), "type": .int16(1)])
+        try tx.link(p, "phones", phone)
+      }
+    }
     let v2Export = try exportLines(at: path)
     #expect(v2Export != v1Export)
+    #expect(v2Export.contains { $0.contains("0120-000-000") })
 
     // Back: v1 is active, its data and log untouched.
     #expect(try EventStore.rollback(at: path) == 1)
