@@ -68,6 +68,24 @@ struct CommutationTests {
     }
   }
 
+  @Test(
+    "a relationship through a mapping whose filter looks further away", arguments: [71, 72, 73, 74] as [UInt64])
+  func relationshipToFilteredMapping(seed: UInt64) throws {
+    // A person's employer exists in v2 only while some employment of that company is a
+    // lead's: a role change of one employee makes (or removes) the company for all the
+    // others, three links away from the change.
+    let m = Histories.staffMapping.replacingOccurrences(
+      of: #"{"name": "CompanyToCompany", "source": "Company", "destination": "Company"}"#,
+      with: #"{"name": "CompanyToCompany", "source": "Company", "destination": "Company", "filter": "ANY employments.role == 'lead'"}"#
+    ).replacingOccurrences(of: #", "companyName": "$source.employment.company.name""#, with: "")
+    #expect(!m.contains("companyName") && m.contains("lead"))
+    try checkCommutation(
+      v1: try model(Histories.staffV1), v2: try model(Histories.staffV2), mapping: try mapping(m), kept: [("Person", "Person")]
+    ) { store in
+      try Histories.staff(store, seed: seed, commits: 40)
+    }
+  }
+
   @Test("the deep-copy seed's company model, inferred: ordered employees, many-to-many, deny", arguments: [51, 52, 53] as [UInt64])
   func companyInferred(seed: UInt64) throws {
     try checkCommutation(

@@ -7,7 +7,18 @@ struct MappingBuilder {
   let destination: Model
   let policies: PolicyRegistry
   let file: String
-  var reach = 0
+  /// The longest key path of any expression or predicate.
+  private var longestPath = 0
+  /// The longest key path of a relationship mapping's `sources`.
+  private var longestSources = 0
+  /// The longest key path of a filter or `when`: what decides whether an object exists.
+  private var longestExistence = 0
+
+  /// How far (in links) a change can be from an object whose mappings it affects. A
+  /// relationship's targets are the objects another mapping made from objects `sources`
+  /// away, and whether that mapping makes one depends on its filter, up to that much
+  /// further away: the two add up.
+  var reach: Int { max(longestPath, longestSources + longestExistence) }
 
   init(source: Model, destination: Model, policies: PolicyRegistry, file: String) {
     self.source = source
@@ -123,7 +134,10 @@ struct MappingBuilder {
     }
     let variables: [String: QueryType] = ["source": .object(src.id)]
     var filter: CompiledPredicate? = nil
-    if let f = m.filter { filter = try predicate(f, src, variables, at: "\(m.name).filter") }
+    if let f = m.filter {
+      filter = try predicate(f, src, variables, at: "\(m.name).filter")
+      longestExistence = max(longestExistence, Self.hops(f))
+    }
     var attributes: [(Attribute, CompiledExpression)] = []
     var instances: [(key: String, when: CompiledPredicate?, attributes: [(Attribute, CompiledExpression)])] = []
     if m.instances.isEmpty {
@@ -134,7 +148,8 @@ struct MappingBuilder {
         var merged = m.attributes
         for (a, e) in entry.attributes { merged[a] = e }
         let when = try entry.when.map { (w: String) throws(MappingError) in
-          try predicate(w, src, variables, at: "\(m.name).instances[\(k)].when")
+          longestExistence = max(longestExistence, Self.hops(w))
+          return try predicate(w, src, variables, at: "\(m.name).instances[\(k)].when")
         }
         instances.append(
           (entry.key, when, try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: m.policy == nil)))
@@ -153,6 +168,10 @@ struct MappingBuilder {
           throw error(location, "mapping '\(given.mapping)' does not make \(destination.entity(r.destination)?.name ?? "?") objects")
         }
         let sources = try expression(given.sources, src, variables, at: "\(location).sources")
+        // How far the targets are: `$source.a.b` and `a.b` follow two links (one more than the
+        // hops that reach the last link), `$source` none.
+        let bare = given.sources.filter { !$0.isWhitespace } == "$source"
+        longestSources = max(longestSources, bare ? 0 : Self.hops(given.sources) + 1)
         guard case .object(let e) = sources.resultType.element,
           let targetSource = written[target].source.flatMap({ source.entity(named: $0) }),
           source.isKind(e, of: targetSource.id) || source.isKind(targetSource.id, of: e)
@@ -182,6 +201,7 @@ struct MappingBuilder {
         }
         guard let target else { continue }
         let sources = try expression("$source.\(sp.name)", src, variables, at: location)
+        longestSources = max(longestSources, 1)
         relationships.append((r, target, sources, true))
       }
     }
@@ -267,10 +287,12 @@ struct MappingBuilder {
     }
   }
 
-  /// Keeps the largest number of relationship hops any key path may take: how far a change
-  /// can travel. Counted from the text, conservatively: each dot is a hop, except the one
-  /// after `$source` (the source object itself).
-  private mutating func note(_ text: String) {
+  private mutating func note(_ text: String) { longestPath = max(longestPath, Self.hops(text)) }
+
+  /// The largest number of relationship hops any key path of an expression may take: how
+  /// far a change can travel. Counted from the text, conservatively: each dot is a hop,
+  /// except the one after `$source` (the source object itself).
+  static func hops(_ text: String) -> Int {
     var longest = 0
     var dots = 0
     var startsWithVariable = false
@@ -294,6 +316,6 @@ struct MappingBuilder {
       }
     }
     close()
-    reach = max(reach, longest)
+    return longest
   }
 }
