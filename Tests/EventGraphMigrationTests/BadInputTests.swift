@@ -48,9 +48,11 @@ struct BadInputTests {
       with: #""type": "$source.phone2""#, names: ["AddressBookToPhoneBook", "type"]),
     BadMapping(
       description: "a policy that is not registered", replace: #""filter": "phone1 != nil || phone2 != nil","#,
-      with: #""filter": "phone1 != nil || phone2 != nil", "policy": "PhoneSplitter","#, names: ["PhoneSplitter", "not registered"]),
+      with: #""filter": "phone1 != nil || phone2 != nil", "policy": "PhoneSplitter","#,
+      names: ["PhoneSplitter", "not registered"]),
     BadMapping(
-      description: "a mapping from another version", replace: #""source": 1,"#, with: #""source": 3,"#, names: ["version 3"]),
+      description: "a mapping from another version", replace: #""source": 1,"#, with: #""source": 3,"#,
+      names: ["version 3"]),
     BadMapping(
       description: "an unknown key", replace: #""filter": "phone1"#, with: #""filtr": "phone1"#, names: ["filtr"]),
     BadMapping(
@@ -77,12 +79,15 @@ struct BadInputTests {
       #expect(try exportLines(store) == export, sourceLocation: sourceLocation)
       #expect(try store.verify().isOK, sourceLocation: sourceLocation)
       try store.write { tx in
-        _ = try tx.insert("AddressBook", ["firstName": .string("金"), "lastName": .string("太郎"), "phone2": .string("9")])
+        _ = try tx.insert(
+          "AddressBook", ["firstName": .string("金"), "lastName": .string("太郎"), "phone2": .string("9")])
       }
     }
     let (report, _) = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())
     #expect(report.switched, sourceLocation: sourceLocation)
-    #expect(try EventStore(path: path).read { try $0.objects(of: "AddressBook").count } == export.count + 1, sourceLocation: sourceLocation)
+    #expect(
+      try EventStore(path: path).read { try $0.objects(of: "AddressBook").count } == export.count + 1,
+      sourceLocation: sourceLocation)
   }
 
   @Test("a mapping that does not fit the models is refused before anything is written", arguments: badMappings)
@@ -91,7 +96,9 @@ struct BadInputTests {
     defer { removeDirectory(dir) }
     let path = dir + "/book"
     let export = try makeStore(path)
-    let text = String(decoding: try #require(FileManager.default.contents(atPath: Examples.root + "/AddressBook.v1-v2.mapping.json")), as: UTF8.self)
+    let text = String(
+      decoding: try #require(FileManager.default.contents(atPath: Examples.root + "/AddressBook.v1-v2.mapping.json")),
+      as: UTF8.self)
     let broken = text.replacingOccurrences(of: bad.replace, with: bad.with)
     #expect(broken != text, "the case's text is not in the mapping file")
     let before = try dumpEverything(at: path)
@@ -99,7 +106,8 @@ struct BadInputTests {
     registry.register(AddressBookToPhoneBook(), as: "AddressBookToPhoneBook")
     let error = try #require(throws: MappingError.self) {
       _ = try EventStore.upcast(
-        at: path, to: try Examples.v2(), mapping: try mapping(broken), policies: registry, mappingFile: "inline.mapping.json")
+        at: path, to: try Examples.v2(), mapping: try mapping(broken), policies: registry,
+        mappingFile: "inline.mapping.json")
     }
     #expect(error.description.contains("inline.mapping.json"), "\(error)")
     for name in bad.names { #expect(error.description.contains(name), "\(error) does not name \(name)") }
@@ -199,7 +207,8 @@ struct BadInputTests {
     let v1Bytes = try dumpDatabases(at: path, versionDatabases(1))
     let error = try #require(throws: MigrationError.self) {
       _ = try EventStore.upcast(
-        at: path, to: try Examples.v2(), mapping: try policyMapping(), policies: Self.registry(FailingPolicy(failAt: 3)))
+        at: path, to: try Examples.v2(), mapping: try policyMapping(), policies: Self.registry(FailingPolicy(failAt: 3))
+      )
     }
     #expect(error.description.contains("source commit 3"), "\(error)")
     #expect(error.description.contains("AddressBookToPhoneBook"), "\(error)")
@@ -223,7 +232,8 @@ struct BadInputTests {
     do {
       let store = try EventStore(path: path)
       let compiled = try CompiledMapping(
-        try policyMapping(), from: store.model, to: try Examples.v2(), policies: Self.registry(FailingPolicy(failAt: 3)))
+        try policyMapping(), from: store.model, to: try Examples.v2(), policies: Self.registry(FailingPolicy(failAt: 3))
+      )
       let upcaster = try Upcaster(store: store, mapping: compiled)
       upcaster.batchEvents = 1  // one source commit a batch: commits 1 and 2 are checkpointed
       #expect(throws: MigrationError.self) { _ = try upcaster.run() }
@@ -236,7 +246,8 @@ struct BadInputTests {
     }
     // The same mapping with the policy fixed: resumes after commit 2 and ends as a clean run.
     let fixed = Self.registry(FailingPolicy(failAt: nil))
-    let report = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try policyMapping(), policies: fixed).report
+    let report = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try policyMapping(), policies: fixed)
+      .report
     #expect(report.resumed)
     #expect(report.commitsRead == commits - 2)
     _ = try EventStore.upcast(at: twin, to: try Examples.v2(), mapping: try policyMapping(), policies: fixed)

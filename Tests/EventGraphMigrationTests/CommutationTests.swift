@@ -76,17 +76,21 @@ struct CommutationTests {
     // others, three links away from the change.
     let m = Histories.staffMapping.replacingOccurrences(
       of: #"{"name": "CompanyToCompany", "source": "Company", "destination": "Company"}"#,
-      with: #"{"name": "CompanyToCompany", "source": "Company", "destination": "Company", "filter": "ANY employments.role == 'lead'"}"#
+      with:
+        #"{"name": "CompanyToCompany", "source": "Company", "destination": "Company", "filter": "ANY employments.role == 'lead'"}"#
     ).replacingOccurrences(of: #", "companyName": "$source.employment.company.name""#, with: "")
     #expect(!m.contains("companyName") && m.contains("lead"))
     try checkCommutation(
-      v1: try model(Histories.staffV1), v2: try model(Histories.staffV2), mapping: try mapping(m), kept: [("Person", "Person")]
+      v1: try model(Histories.staffV1), v2: try model(Histories.staffV2), mapping: try mapping(m),
+      kept: [("Person", "Person")]
     ) { store in
       try Histories.staff(store, seed: seed, commits: 40)
     }
   }
 
-  @Test("the deep-copy seed's company model, inferred: ordered employees, many-to-many, deny", arguments: [51, 52, 53] as [UInt64])
+  @Test(
+    "the deep-copy seed's company model, inferred: ordered employees, many-to-many, deny",
+    arguments: [51, 52, 53] as [UInt64])
   func companyInferred(seed: UInt64) throws {
     try checkCommutation(
       v1: try Histories.companyV1(), v2: try Histories.companyV2(), mapping: nil,

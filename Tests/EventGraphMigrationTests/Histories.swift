@@ -33,10 +33,12 @@ enum Histories {
           let op = live.isEmpty ? 0 : g.int(0...9)
           switch op {
           case 0...2:
-            let p = try tx.insert("AddressBook", [
-              "firstName": .string(g.pick(firstNames)), "lastName": .string(g.pick(lastNames)),
-              "phone1": phone(&g), "phone2": phone(&g),
-            ])
+            let p = try tx.insert(
+              "AddressBook",
+              [
+                "firstName": .string(g.pick(firstNames)), "lastName": .string(g.pick(lastNames)),
+                "phone1": phone(&g), "phone2": phone(&g),
+              ])
             live.append(p)
           case 3...5:
             try tx.set(g.pick(live), "phone1", phone(&g))
@@ -240,17 +242,25 @@ extension Histories {
   /// Company v2, inferred from v1: Employee.name becomes fullName (renamingIdentifier),
   /// Company gains an optional motto, Department gains a code with a default.
   static func companyV2() throws -> Model {
-    let text = String(decoding: FileManager.default.contents(atPath: Examples.root + "/Company.model.json") ?? Data(), as: UTF8.self)
-      .replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
-      .replacingOccurrences(
-        of: "{\"name\": \"logo\", \"type\": \"binary\", \"optional\": true}",
-        with: "{\"name\": \"logo\", \"type\": \"binary\", \"optional\": true},\n{\"name\": \"motto\", \"type\": \"string\", \"optional\": true}")
-      .replacingOccurrences(
-        of: "{\"name\": \"name\", \"type\": \"string\"},\n        {\"name\": \"salary\"",
-        with: "{\"name\": \"fullName\", \"type\": \"string\", \"renamingIdentifier\": \"name\"},\n        {\"name\": \"salary\"")
-      .replacingOccurrences(
-        of: "\"name\": \"Department\",\n      \"attributes\": [\n        {\"name\": \"name\", \"type\": \"string\"}",
-        with: "\"name\": \"Department\",\n      \"attributes\": [\n        {\"name\": \"name\", \"type\": \"string\"}, {\"name\": \"code\", \"type\": \"int32\", \"default\": 7}")
+    let text = String(
+      decoding: FileManager.default.contents(atPath: Examples.root + "/Company.model.json") ?? Data(), as: UTF8.self
+    )
+    .replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
+    .replacingOccurrences(
+      of: "{\"name\": \"logo\", \"type\": \"binary\", \"optional\": true}",
+      with:
+        "{\"name\": \"logo\", \"type\": \"binary\", \"optional\": true},\n{\"name\": \"motto\", \"type\": \"string\", \"optional\": true}"
+    )
+    .replacingOccurrences(
+      of: "{\"name\": \"name\", \"type\": \"string\"},\n        {\"name\": \"salary\"",
+      with:
+        "{\"name\": \"fullName\", \"type\": \"string\", \"renamingIdentifier\": \"name\"},\n        {\"name\": \"salary\""
+    )
+    .replacingOccurrences(
+      of: "\"name\": \"Department\",\n      \"attributes\": [\n        {\"name\": \"name\", \"type\": \"string\"}",
+      with:
+        "\"name\": \"Department\",\n      \"attributes\": [\n        {\"name\": \"name\", \"type\": \"string\"}, {\"name\": \"code\", \"type\": \"int32\", \"default\": 7}"
+    )
     let m = try model(text)
     precondition(m.entity(named: "Employee")?.attribute(named: "fullName") != nil, "Company v2 edit did not apply")
     precondition(m.entity(named: "Company")?.attribute(named: "motto") != nil, "Company v2 edit did not apply")
@@ -272,14 +282,19 @@ extension Histories {
           switch g.int(0...13) {
           case 0:
             let c = try tx.insert("Company", ["name": .string(g.pick(["ACME", "Initech"]))])
-            if g.chance(0.5) { try tx.set(c, "founded", .date(Date(timeIntervalSince1970: Double(g.int(0...2_000_000_000)) / 8))) }
+            if g.chance(0.5) {
+              try tx.set(c, "founded", .date(Date(timeIntervalSince1970: Double(g.int(0...2_000_000_000)) / 8)))
+            }
             if g.chance(0.5) { try tx.set(c, "logo", .binary((0..<g.int(0...5)).map { _ in UInt8(g.int(0...255)) })) }
           case 1...3 where !companies.isEmpty:
             let c = g.pick(companies)
             guard try tx.object(c) != nil else { break }
             let e = try tx.insert("Employee", ["name": .string(g.pick(["Ann", "Bo", "Cy"]))])
             if g.chance(0.5) { try tx.set(e, "salary", .decimal(Decimal(g.int(0...99999)) / 100)) }
-            if g.chance(0.3), let badge = UUID(uuidString: "00000000-0000-4000-8000-" + String(format: "%012llx", g.next() & 0xFFFF_FFFF_FFFF)) {
+            if g.chance(0.3),
+              let badge = UUID(
+                uuidString: "00000000-0000-4000-8000-" + String(format: "%012llx", g.next() & 0xFFFF_FFFF_FFFF))
+            {
               try tx.set(e, "badge", .uuid(badge))
             }
             let count = try tx.related(c, "employees").count
@@ -320,7 +335,9 @@ extension Histories {
             if try tx.object(c) != nil { try tx.delete(c) }
           case 12 where !employees.isEmpty:
             let e = g.pick(employees)
-            if try tx.object(e) != nil { try tx.set(e, "salary", g.chance(0.3) ? nil : .decimal(Decimal(string: "12.5") ?? 0)) }
+            if try tx.object(e) != nil {
+              try tx.set(e, "salary", g.chance(0.3) ? nil : .decimal(Decimal(string: "12.5") ?? 0))
+            }
           case 13 where !companies.isEmpty:
             let c = g.pick(companies)
             if try tx.object(c) != nil { try tx.set(c, "name", .string(g.pick(["Globex", "Hooli"]))) }

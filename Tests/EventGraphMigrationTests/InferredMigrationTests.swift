@@ -57,7 +57,8 @@ struct InferredMigrationTests {
   /// pages widens once more, int32 → int64; Volume and Writer keep the renaming identifiers
   /// of the earlier rename, as a Core Data model would.
   static let libraryV3 = libraryV2.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 3")
-    .replacingOccurrences(of: "{\"name\": \"pages\", \"type\": \"int32\"}", with: "{\"name\": \"pages\", \"type\": \"int64\"}")
+    .replacingOccurrences(
+      of: "{\"name\": \"pages\", \"type\": \"int32\"}", with: "{\"name\": \"pages\", \"type\": \"int64\"}")
 
   static func history(_ store: EventStore, seed: UInt64, commits: Int) throws {
     var g = SplitMix64(seed: seed)
@@ -72,12 +73,14 @@ struct InferredMigrationTests {
           case 0: shelves.append(try tx.insert("Shelf", ["label": .string(g.pick(["A", "B"]))]))
           case 1: authors.append(try tx.insert("Author", ["name": .string(g.pick(["Ōe", "Mishima"]))]))
           case 2...3:
-            let b = try tx.insert("Book", [
-              "title": .string(g.pick(["Kokoro", "Snow Country"])), "pages": .int16(Int16(g.int(-32768...32767))),
-              "copies": g.chance(0.5) ? .int32(Int32(g.int(-2_000_000_000...2_000_000_000))) : nil,
-              "subtitle": g.chance(0.5) ? .string("a novel") : nil, "legacyCode": .string("x"),
-              "note": g.chance(0.5) ? .string("signed") : nil,
-            ])
+            let b = try tx.insert(
+              "Book",
+              [
+                "title": .string(g.pick(["Kokoro", "Snow Country"])), "pages": .int16(Int16(g.int(-32768...32767))),
+                "copies": g.chance(0.5) ? .int32(Int32(g.int(-2_000_000_000...2_000_000_000))) : nil,
+                "subtitle": g.chance(0.5) ? .string("a novel") : nil, "legacyCode": .string("x"),
+                "note": g.chance(0.5) ? .string("signed") : nil,
+              ])
             if !shelves.isEmpty && g.chance(0.7) { try tx.setRelationship(b, "shelf", to: g.pick(shelves)) }
             if !authors.isEmpty && g.chance(0.7) { try tx.setRelationship(b, "author", to: g.pick(authors)) }
             books.append(b)
@@ -112,10 +115,12 @@ struct InferredMigrationTests {
       try store.write { tx in
         let shelf = try tx.insert("Shelf", ["label": .string("A")])
         let author = try tx.insert("Author", ["name": .string("Sōseki")])
-        let kokoro = try tx.insert("Book", [
-          "title": .string("Kokoro"), "pages": .int16(-32768), "copies": .int32(2_000_000_000),
-          "subtitle": .string("a novel"), "legacyCode": .string("K-1"), "note": .string("signed"),
-        ])
+        let kokoro = try tx.insert(
+          "Book",
+          [
+            "title": .string("Kokoro"), "pages": .int16(-32768), "copies": .int32(2_000_000_000),
+            "subtitle": .string("a novel"), "legacyCode": .string("K-1"), "note": .string("signed"),
+          ])
         let botchan = try tx.insert("Book", ["title": .string("Botchan"), "pages": .int16(32767)])
         try tx.setRelationship(kokoro, "shelf", to: shelf)
         try tx.setRelationship(kokoro, "author", to: author)
@@ -163,7 +168,8 @@ struct InferredMigrationTests {
     // Back to v2, then to v1: each version's data is still there.
     #expect(try EventStore.rollback(at: path) == 2)
     #expect(try EventStore.rollback(at: path) == 1)
-    #expect(try EventStore(path: path).read { s in try s.value(try #require(ids["kokoro"]), "legacyCode") } == .string("K-1"))
+    #expect(
+      try EventStore(path: path).read { s in try s.value(try #require(ids["kokoro"]), "legacyCode") } == .string("K-1"))
   }
 
   @Test("an inferred migration commutes with the mapping on random histories", arguments: [41, 42] as [UInt64])
@@ -189,11 +195,16 @@ struct InferredMigrationTests {
   static let refusals: [Refusal] = [
     Refusal(
       description: "a new required attribute without a default",
-      change: ("{\"name\": \"rating\", \"type\": \"int16\", \"optional\": true}", "{\"name\": \"rating\", \"type\": \"int16\"}"),
+      change: (
+        "{\"name\": \"rating\", \"type\": \"int16\", \"optional\": true}", "{\"name\": \"rating\", \"type\": \"int16\"}"
+      ),
       names: ["Volume", "rating"]),
     Refusal(
       description: "a narrowing type change (int32 to int16)",
-      change: ("{\"name\": \"copies\", \"type\": \"int64\", \"optional\": true}", "{\"name\": \"copies\", \"type\": \"int16\", \"optional\": true}"),
+      change: (
+        "{\"name\": \"copies\", \"type\": \"int64\", \"optional\": true}",
+        "{\"name\": \"copies\", \"type\": \"int16\", \"optional\": true}"
+      ),
       names: ["Volume", "copies"]),
     Refusal(
       description: "a number becoming a string",
@@ -201,7 +212,8 @@ struct InferredMigrationTests {
       names: ["Volume", "pages"]),
   ]
 
-  @Test("what cannot be inferred is refused before anything is written, naming entity and property", arguments: refusals)
+  @Test(
+    "what cannot be inferred is refused before anything is written, naming entity and property", arguments: refusals)
   func refusal(_ r: Refusal) throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
@@ -221,7 +233,9 @@ struct InferredMigrationTests {
     #expect(try EventStore(path: path).model.version == 1)
   }
 
-  @Test("a to-many relationship made to-one is refused: it would drop links", arguments: ["inferred", "entity", "relationship"])
+  @Test(
+    "a to-many relationship made to-one is refused: it would drop links",
+    arguments: ["inferred", "entity", "relationship"])
   func toManyMadeToOne(mapped: String) throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
@@ -247,14 +261,17 @@ struct InferredMigrationTests {
     var m: MappingModel? = nil
     if mapped != "inferred" {
       var author = EntityMapping(
-        name: "AuthorToAuthor", source: "Author", destination: "Author", attributes: ["name": "uppercase($source.name)"])
+        name: "AuthorToAuthor", source: "Author", destination: "Author", attributes: ["name": "uppercase($source.name)"]
+      )
       if mapped == "relationship" {
         author.relationships["books"] = RelationshipMapping(mapping: "BookToBook", sources: "$source.books")
       }
       m = MappingModel(source: 1, destination: 2, entityMappings: [author])
     }
     let before = try dumpEverything(at: path)
-    let error = try #require(throws: MappingError.self) { try EventStore.upcast(at: path, to: try model(v2), mapping: m) }
+    let error = try #require(throws: MappingError.self) {
+      try EventStore.upcast(at: path, to: try model(v2), mapping: m)
+    }
     #expect(error.description.contains("Author") && error.description.contains("books"), "\(error)")
     #expect(try dumpEverything(at: path) == before)
   }
@@ -269,7 +286,8 @@ struct InferredMigrationTests {
       try store.write { tx in _ = try tx.insert("Book", ["title": .string("Botchan"), "pages": .int16(1)]) }
     }
     let v2 = Self.libraryV2.replacingOccurrences(
-      of: "{\"name\": \"note\", \"type\": \"string\", \"default\": \"none\"}", with: "{\"name\": \"note\", \"type\": \"string\"}")
+      of: "{\"name\": \"note\", \"type\": \"string\", \"default\": \"none\"}",
+      with: "{\"name\": \"note\", \"type\": \"string\"}")
     let export = try exportLines(at: path)
     let v1Bytes = try dumpDatabases(at: path, versionDatabases(1))
     #expect(throws: (any Error).self) { try EventStore.upcast(at: path, to: try model(v2), mapping: nil) }

@@ -42,7 +42,9 @@ struct InheritanceTests {
             if !garages.isEmpty && g.chance(0.7) { try tx.setRelationship(v, "garage", to: g.pick(garages)) }
           case 4 where !vehicles.isEmpty && !garages.isEmpty:
             let v = g.pick(vehicles)
-            if try tx.object(v) != nil { try tx.setRelationship(v, "garage", to: g.chance(0.2) ? nil : g.pick(garages)) }
+            if try tx.object(v) != nil {
+              try tx.setRelationship(v, "garage", to: g.chance(0.2) ? nil : g.pick(garages))
+            }
           case 5 where !vehicles.isEmpty:
             let v = g.pick(vehicles)
             if try tx.object(v) != nil { try tx.set(v, "name", .string("z")) }
@@ -71,7 +73,8 @@ struct InheritanceTests {
         try tx.setRelationship(try #require(car), "garage", to: garage)
       }
     }
-    let v2 = Self.garage(version: 2, abstract: abstract, extra: #", {"name": "colour", "type": "string", "optional": true}"#)
+    let v2 = Self.garage(
+      version: 2, abstract: abstract, extra: #", {"name": "colour", "type": "string", "optional": true}"#)
     _ = try EventStore.upcast(at: path, to: try model(v2), mapping: nil)
     let store = try EventStore(path: path)
     let lines = try exportLines(store)
@@ -84,9 +87,12 @@ struct InheritanceTests {
     }
   }
 
-  @Test("an inferred upcast of an inheritance model commutes with the mapping", arguments: [false, true], [61, 62] as [UInt64])
+  @Test(
+    "an inferred upcast of an inheritance model commutes with the mapping", arguments: [false, true],
+    [61, 62] as [UInt64])
   func commutes(abstract: Bool, seed: UInt64) throws {
-    let v2 = Self.garage(version: 2, abstract: abstract, extra: #", {"name": "colour", "type": "string", "optional": true}"#)
+    let v2 = Self.garage(
+      version: 2, abstract: abstract, extra: #", {"name": "colour", "type": "string", "optional": true}"#)
     try checkCommutation(
       v1: try model(Self.garage(version: 1, abstract: abstract)), v2: try model(v2), mapping: nil,
       kept: [("Car", "Car"), ("Bike", "Bike"), ("Vehicle", "Vehicle"), ("Garage", "Garage")]

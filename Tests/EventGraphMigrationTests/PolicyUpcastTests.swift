@@ -4,8 +4,9 @@ import Testing
 
 @testable import EventGraphMigration
 
-/// The seed's `AddressBookToPhoneBook` custom policy, nearly line for line: for each source
-/// person, one PhoneBook per phone, associated with the person so that the `phones`
+/// The seed's `AddressBookToPhoneBook` custom policy, nearly line for line.
+///
+/// For each source person, one PhoneBook per phone, associated with the person so that the `phones`
 /// relationship mapping finds them. Its `createRelationships` prints what the seed's NSLog
 /// printed, to show the inverse `addressBook` is already set by then.
 struct AddressBookToPhoneBook: MigrationPolicy {
@@ -36,7 +37,8 @@ struct AddressBookToPhoneBook: MigrationPolicy {
     log?.record("endInstanceCreation")
   }
 
-  func createRelationships(for destination: ObjectID, mapping: CompiledEntityMapping, manager: MigrationManager) throws {
+  func createRelationships(for destination: ObjectID, mapping: CompiledEntityMapping, manager: MigrationManager) throws
+  {
     try manager.createDefaultRelationships(for: destination, mapping: mapping)
     // NSLog(@"%@ %@ :Tel %@", dInstance.addressBook.firstName, …lastName, dInstance.phoneNumber);
     let d = manager.destination
@@ -46,8 +48,12 @@ struct AddressBookToPhoneBook: MigrationPolicy {
     // The manager's associations, both ways: the person this phone was made from, and back.
     let sources = try manager.sourceInstances(mapping: mapping.name, destination: destination)
     let back = try manager.destinationInstances(mapping: mapping.name, sources: sources)
-    let from = sources.map { "#\($0.id.rawValue)" }.joined(separator: ",") + (back.contains(destination) ? "" : " (not associated back)")
-    log?.record("createRelationships \(first) \(last) :Tel \(try d.value(destination, "phoneNumber")?.stringValue ?? "?") from \(from)")
+    let from =
+      sources.map { "#\($0.id.rawValue)" }.joined(separator: ",")
+      + (back.contains(destination) ? "" : " (not associated back)")
+    log?.record(
+      "createRelationships \(first) \(last) :Tel \(try d.value(destination, "phoneNumber")?.stringValue ?? "?") from \(from)"
+    )
   }
 
   func endRelationshipCreation(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws {
@@ -90,7 +96,8 @@ struct PolicyUpcastTests {
     registry.register(AddressBookToPhoneBook(log: policyLog), as: "AddressBookToPhoneBook")
     do {
       let store = try EventStore(path: path)
-      let compiled = try CompiledMapping(try policyMapping(), from: store.model, to: try Examples.v2(), policies: registry)
+      let compiled = try CompiledMapping(
+        try policyMapping(), from: store.model, to: try Examples.v2(), policies: registry)
       let upcaster = try Upcaster(store: store, mapping: compiled)
       upcaster.onStage = { stages.record($0) }
       let report = try upcaster.run()
@@ -144,7 +151,8 @@ struct PolicyUpcastTests {
     #expect(
       policyLog.all == [
         "begin", "createDestinationInstances #\(momo)", "endInstanceCreation",
-        "createRelationships 桃 太郎 :Tel 123-4567-7891 from #\(momo)", "createRelationships 桃 太郎 :Tel 090-111-9999 from #\(momo)",
+        "createRelationships 桃 太郎 :Tel 123-4567-7891 from #\(momo)",
+        "createRelationships 桃 太郎 :Tel 090-111-9999 from #\(momo)",
       ] + tail + [
         "begin", "createDestinationInstances #\(urashima)", "endInstanceCreation",
         "createRelationships 浦島 太郎 :Tel 090-1234-5678 from #\(urashima)",

@@ -41,7 +41,8 @@ struct ResumeTests {
       let store = try EventStore.create(at: "\(dir)/\(name)", model: v1)
       try c.history(store, seed)
     }
-    #expect(try dumpDatabases(at: "\(dir)/a", versionDatabases(1)) == dumpDatabases(at: "\(dir)/b", versionDatabases(1)))
+    #expect(
+      try dumpDatabases(at: "\(dir)/a", versionDatabases(1)) == dumpDatabases(at: "\(dir)/b", versionDatabases(1)))
     return ("\(dir)/a", "\(dir)/b")
   }
 
@@ -116,12 +117,16 @@ struct ResumeTests {
       }
       added = []
       for i in 0..<3 {
-        added.append(try store.write { tx in
-          tx.commitTime = historyTime(100 + i)
-          return try tx.insert("AddressBook", [
-            "firstName": .string("金"), "lastName": .string("\(i)"), "phone1": .string("0\(i)"), "phone2": .string("9\(i)"),
-          ])
-        }.value)
+        added.append(
+          try store.write { tx in
+            tx.commitTime = historyTime(100 + i)
+            return try tx.insert(
+              "AddressBook",
+              [
+                "firstName": .string("金"), "lastName": .string("\(i)"), "phone1": .string("0\(i)"),
+                "phone2": .string("9\(i)"),
+              ])
+          }.value)
       }
     }
     _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())
@@ -146,7 +151,8 @@ struct ResumeTests {
     let path = dir + "/book"
     _ = try seedStore(path)
     let before = try dumpEverything(at: path)
-    let (report, sample) = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping(), dryRun: true)
+    let (report, sample) = try EventStore.upcast(
+      at: path, to: try Examples.v2(), mapping: try Examples.mapping(), dryRun: true)
     #expect(report.switched)
     #expect(report.objectsPerEntity.map { "\($0.entity)=\($0.count)" } == ["AddressBook=3", "PhoneBook=3"])
     #expect(sample.contains { $0.contains("\"PhoneBook\"") && $0.contains("090-1234-5678") }, "\(sample)")

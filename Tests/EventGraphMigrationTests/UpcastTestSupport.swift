@@ -32,7 +32,9 @@ func historyTime(_ i: Int) -> Date { Date(timeIntervalSince1970: 1_800_000_000 +
 // MARK: - Models and mappings written inline
 
 func model(_ text: String) throws -> Model { try Model(json: Array(text.utf8), file: "inline model") }
-func mapping(_ text: String) throws -> MappingModel { try MappingModel(json: Array(text.utf8), file: "inline.mapping.json") }
+func mapping(_ text: String) throws -> MappingModel {
+  try MappingModel(json: Array(text.utf8), file: "inline.mapping.json")
+}
 
 // MARK: - Exports and a canonical form independent of identities
 
@@ -114,14 +116,18 @@ func fnv(_ text: String) -> String {
 
 /// The identities of an entity's objects in an export, e.g. ["AddressBook/1", …] → [1, …].
 func identities(_ lines: [String], entity: String) throws -> Set<String> {
-  Set(try lines.map(ExportedObject.init(line:)).filter { $0.entity == entity }.map { $0.id.split(separator: "/").last.map(String.init) ?? "?" })
+  Set(
+    try lines.map(ExportedObject.init(line:)).filter { $0.entity == entity }.map {
+      $0.id.split(separator: "/").last.map(String.init) ?? "?"
+    })
 }
 
 /// The lines of `a` missing from `b` and of `b` missing from `a`, for readable failures.
 func difference(_ a: [String], _ b: [String]) -> String {
   let missing = a.filter { !b.contains($0) }
   let extra = b.filter { !a.contains($0) }
-  return "only in the first:\n  " + missing.joined(separator: "\n  ") + "\nonly in the second:\n  " + extra.joined(separator: "\n  ")
+  return "only in the first:\n  " + missing.joined(separator: "\n  ") + "\nonly in the second:\n  "
+    + extra.joined(separator: "\n  ")
 }
 
 // MARK: - Raw bytes of the databases
@@ -266,7 +272,8 @@ func checkCommutation(
     for (from, to) in kept {
       let before = try identities(c.lines, entity: from)
       let after = try identities(streamed, entity: to)
-      #expect(before == after, "v1 commit \(n + 1): \(from) identities not kept as \(to)", sourceLocation: sourceLocation)
+      #expect(
+        before == after, "v1 commit \(n + 1): \(from) identities not kept as \(to)", sourceLocation: sourceLocation)
       identitiesKept = identitiesKept && before == after
     }
     if a != b || !identitiesKept { break }  // one counterexample is enough to read

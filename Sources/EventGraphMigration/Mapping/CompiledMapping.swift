@@ -56,7 +56,8 @@ public struct CompiledMapping: Sendable {
   /// destination object of each of its targets.
   func identityMapping(for entity: EntityID, making destination: EntityID) -> Int? {
     mappings.first { m in
-      m.keepsIdentity && applies(m, to: entity) && m.destination.map { destinationModel.isKind($0.id, of: destination) } == true
+      guard m.keepsIdentity, applies(m, to: entity), let d = m.destination else { return false }
+      return destinationModel.isKind(d.id, of: destination)
     }?.index
   }
 }

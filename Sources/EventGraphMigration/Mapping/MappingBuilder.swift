@@ -14,8 +14,9 @@ struct MappingBuilder {
   /// The longest key path of a filter or `when`: what decides whether an object exists.
   private var longestExistence = 0
 
-  /// How far (in links) a change can be from an object whose mappings it affects. A
-  /// relationship's targets are the objects another mapping made from objects `sources`
+  /// How far (in links) a change can be from an object whose mappings it affects.
+  ///
+  /// A relationship's targets are the objects another mapping made from objects `sources`
   /// away, and whether that mapping makes one depends on its filter, up to that much
   /// further away: the two add up.
   var reach: Int { max(longestPath, longestSources + longestExistence) }
@@ -85,7 +86,9 @@ struct MappingBuilder {
   }
 
   /// The destination entity a source entity maps to by inference: the same name, or a
-  /// destination entity whose `renamingIdentifier` is the source's name. As in Core Data,
+  /// destination entity whose `renamingIdentifier` is the source's name.
+  ///
+  /// As in Core Data,
   /// a renaming identifier kept from an earlier rename matches the same identifier in the
   /// source (v2 `Volume` renamed from `Book` is v3 `Volume` renamed from `Book`).
   func destinationEntity(for e: Entity) -> Entity? {
@@ -152,7 +155,10 @@ struct MappingBuilder {
           return try predicate(w, src, variables, at: "\(m.name).instances[\(k)].when")
         }
         instances.append(
-          (entry.key, when, try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: m.policy == nil)))
+          (
+            entry.key, when,
+            try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: m.policy == nil)
+          ))
       }
     }
     var relationships: [(Relationship, target: Int, sources: CompiledExpression, perObject: Bool)] = []
@@ -189,7 +195,8 @@ struct MappingBuilder {
         if sr.isToMany && !r.isToMany {
           throw error(
             location,
-            "\(src.name).\(sp.name) is to-many and \(dst.name).\(r.name) is to-one: a change that would drop links cannot be inferred and needs a relationship mapping")
+            "\(src.name).\(sp.name) is to-many and \(dst.name).\(r.name) is to-one: "
+              + "a change that would drop links cannot be inferred and needs a relationship mapping")
         }
         let target = written.indices.first { j in
           guard let ts = written[j].source.flatMap({ source.entity(named: $0) }),

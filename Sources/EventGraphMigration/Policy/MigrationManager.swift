@@ -167,7 +167,9 @@ public final class MigrationManager {
       var targets: [ObjectID] = []
       for o in sources {
         var t = target
-        if perObject, let e = try context.sourceObject(o)?.entity, let k = mapping.identityMapping(for: e, making: r.destination) {
+        if perObject, let e = try context.sourceObject(o)?.entity,
+          let k = mapping.identityMapping(for: e, making: r.destination)
+        {
           t = k
         }
         targets += try context.associations.destinations(mapping: t, source: o).map(\.1)

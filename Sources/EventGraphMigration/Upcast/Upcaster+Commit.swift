@@ -193,8 +193,9 @@ extension Upcaster {
     return all
   }
 
-  /// Deletes a destination object without running the destination model's delete rules:
-  /// which objects exist is the mapping's to say (each is reconciled by its own mapping),
+  /// Deletes a destination object without running the destination model's delete rules.
+  ///
+  /// Which objects exist is the mapping's to say (each is reconciled by its own mapping),
   /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
   /// links that this commit's relationship stage will remove are still there. Emptying the
   /// relationships first emits the same unlink events a delete would.
