@@ -100,6 +100,18 @@ struct CommutationTests {
     }
   }
 
+  @Test(
+    "a chain v1 → v2 → v3 in one pass: the seed split, then new attributes from expressions",
+    arguments: [81, 82] as [UInt64])
+  func chain(seed: UInt64) throws {
+    try checkCommutation(
+      v1: try Examples.v1(), through: [try Examples.v2(), try ChainTests.v3()],
+      mappings: [try Examples.mapping(), try ChainTests.mapping23()], kept: [("AddressBook", "AddressBook")]
+    ) { store in
+      try Histories.addressBook(store, seed: seed, commits: 30)
+    }
+  }
+
   @Test("the final state of a rename upcast is the renamed v1 state, value by value")
   func renameValues() throws {
     let dir = temporaryDirectory()

@@ -84,6 +84,36 @@ struct ResumeTests {
     #expect(try withoutStoreID(dumpEverything(at: a)) == withoutStoreID(dumpEverything(at: b)))
   }
 
+  @Test("a chain v1 → v2 → v3 stopped after k batches, run again, ends byte-identical", arguments: [4, 5] as [UInt64])
+  func chainKillAndResume(seed: UInt64) throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let (a, b) = try twins(Self.cases[0], seed: seed, in: dir)
+    let v1 = try Examples.v1()
+    let chain = [
+      try CompiledMapping(try Examples.mapping(), from: v1, to: try Examples.v2()),
+      try CompiledMapping(try ChainTests.mapping23(), from: try Examples.v2(), to: try ChainTests.v3()),
+    ]
+    var g = SplitMix64(seed: seed)
+    for _ in 0..<3 {
+      let store = try EventStore(path: a)
+      let upcaster = try Upcaster(store: store, chain: chain)
+      upcaster.batchEvents = g.int(1...12)
+      upcaster.stopAfterBatches = g.int(1...5)
+      #expect(try !upcaster.run().switched)
+    }
+    do {
+      let upcaster = try Upcaster(store: try EventStore(path: a), chain: chain)
+      upcaster.batchEvents = 7
+      #expect(try upcaster.run().switched)
+    }
+    _ = try EventStore.upcast(
+      at: b, through: [try Examples.v2(), try ChainTests.v3()],
+      mappings: [try Examples.mapping(), try ChainTests.mapping23()])
+    #expect(try dumpDatabases(at: a, versionDatabases(3)) == dumpDatabases(at: b, versionDatabases(3)))
+    #expect(try withoutStoreID(dumpEverything(at: a)) == withoutStoreID(dumpEverything(at: b)))
+  }
+
   @Test("two upcasts of identical stores write identical logs", arguments: cases)
   func determinism(_ c: Case) throws {
     let dir = temporaryDirectory()

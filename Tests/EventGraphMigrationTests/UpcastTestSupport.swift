@@ -229,12 +229,25 @@ func checkCommutation(
   v1: Model, v2: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(), kept: [(String, String)],
   label: String = #function, sourceLocation: SourceLocation = #_sourceLocation, _ history: (EventStore) throws -> Void
 ) throws {
+  try checkCommutation(
+    v1: v1, through: [v2], mappings: mapping.map { [$0] } ?? [], policies: policies, kept: kept, label: label,
+    sourceLocation: sourceLocation, history)
+}
+
+/// The commutation law for a chain of versions upcast in one pass (`through`, the last one
+/// the destination): the same check against a whole-store chain upcast.
+func checkCommutation(
+  v1: Model, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
+  kept: [(String, String)], label: String = #function, sourceLocation: SourceLocation = #_sourceLocation,
+  _ history: (EventStore) throws -> Void
+) throws {
+  let v2 = try #require(models.last, sourceLocation: sourceLocation)
   let dir = temporaryDirectory(label)
   defer { removeDirectory(dir) }
   let path = dir + "/store"
   let recorded = try recordHistory(at: path, model: v1, history)
   #expect(recorded.commits.count > 3, "the history is too short to test anything", sourceLocation: sourceLocation)
-  _ = try EventStore.upcast(at: path, to: v2, mapping: mapping, policies: policies)
+  _ = try EventStore.upcast(at: path, through: models, mappings: mappings, policies: policies)
   let upcast = try EventStore(path: path)
   #expect(upcast.model.version == v2.version, sourceLocation: sourceLocation)
   let v2Commits = try upcast.read { try $0.commits() }
@@ -260,7 +273,7 @@ func checkCommutation(
       let store = try EventStore.create(at: fresh, model: v1)
       if !c.lines.isEmpty { _ = try store.importObjects(Array(c.lines.joined(separator: "\n").utf8)) }
     }
-    _ = try EventStore.upcast(at: fresh, to: v2, mapping: mapping, policies: policies)
+    _ = try EventStore.upcast(at: fresh, through: models, mappings: mappings, policies: policies)
     let whole = try exportLines(at: fresh)
     removeDirectory(fresh)
     let a = try canonicalForm(streamed, ordered: ordered)
