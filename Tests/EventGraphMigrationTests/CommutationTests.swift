@@ -112,6 +112,35 @@ struct CommutationTests {
     }
   }
 
+  @Test("a person filtered out and back in keeps the identity a whole-store upcast gives it")
+  func filteredOutAndBackIn() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/book"
+    let ids = try seedStore(path)
+    let momo = try #require(ids["momo"])
+    do {
+      let store = try EventStore(path: path)
+      try store.write { tx in try tx.set(momo, "firstName", .string("x")) }
+      try store.write { tx in try tx.set(momo, "firstName", .string("桃")) }
+    }
+    let text = String(
+      decoding: try #require(FileManager.default.contents(atPath: Examples.root + "/AddressBook.v1-v2.mapping.json")),
+      as: UTF8.self)
+    let filtered = text.replacingOccurrences(
+      of: #""destination": "AddressBook","#, with: #""destination": "AddressBook", "filter": "firstName != 'x'","#)
+    #expect(filtered != text)
+    _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try mapping(filtered))
+    let store = try EventStore(path: path)
+    // Known limitation: identities are never reused, so the person made again after being
+    // filtered out gets a new one, where a whole-store upcast of the final state keeps it.
+    try withKnownIssue("a destination object deleted and made again cannot take its old identity") { () throws in
+      let name = try store.read { s throws in try s.object(momo).map { _ in try s.value(momo, "firstName") } }
+      #expect(name == .string("桃"))
+    }
+    #expect(try store.read { try $0.objects(of: "AddressBook").count } == 3)
+  }
+
   @Test("the final state of a rename upcast is the renamed v1 state, value by value")
   func renameValues() throws {
     let dir = temporaryDirectory()

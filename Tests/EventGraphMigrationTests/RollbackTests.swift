@@ -71,6 +71,20 @@ struct RollbackTests {
     #expect(try store.read { s in try s.related(try #require(newPerson), "phones").count } == 1)
   }
 
+  @Test("an empty store upcasts, rolls back and forward")
+  func emptyStore() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/book"
+    _ = try EventStore.create(at: path, model: try Examples.v1())
+    let report = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping()).report
+    #expect(report.switched && report.commitsRead == 0 && report.commitsWritten == 0)
+    #expect(try EventStore(path: path).model.version == 2)
+    #expect(try EventStore.rollback(at: path) == 1)
+    #expect(try EventStore.rollback(at: path, to: 2) == 2)
+    #expect(try exportLines(at: path).isEmpty)
+  }
+
   @Test("a store that was never upcast has nothing to roll back to")
   func nothingToRollBack() throws {
     let dir = temporaryDirectory()
