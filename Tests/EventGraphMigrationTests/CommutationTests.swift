@@ -132,12 +132,11 @@ struct CommutationTests {
     #expect(filtered != text)
     _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try mapping(filtered))
     let store = try EventStore(path: path)
-    // Known limitation: identities are never reused, so the person made again after being
-    // filtered out gets a new one, where a whole-store upcast of the final state keeps it.
-    try withKnownIssue("a destination object deleted and made again cannot take its old identity") { () throws in
-      let name = try store.read { s throws in try s.object(momo).map { _ in try s.value(momo, "firstName") } }
-      #expect(name == .string("桃"))
-    }
+    // The person made again after being filtered out comes back as itself, as a
+    // whole-store upcast of the final state keeps it.
+    let name = try store.read { s throws in try s.object(momo).map { _ in try s.value(momo, "firstName") } }
+    #expect(name == .string("桃"))
+    #expect(try store.verify().isOK)
     #expect(try store.read { try $0.objects(of: "AddressBook").count } == 3)
   }
 

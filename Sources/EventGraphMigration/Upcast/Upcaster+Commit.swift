@@ -233,8 +233,12 @@ extension Upcaster {
       }
       // The one-object mapping keeps the source's identity (once: identities are never reused).
       let id: ObjectID
-      let unused = try tx.entityID(of: s.id) == nil
-      if m.keepsIdentity && draft.key.isEmpty && unused {
+      // Free, or the same object's own identity, deleted when its source was filtered out:
+      // it comes back as itself, as a whole-store migration would keep it.
+      let known = try tx.entityID(of: s.id)
+      let alive = try tx.object(s.id) != nil
+      let free = known == nil || (known == draft.entity.id && !alive)
+      if m.keepsIdentity && draft.key.isEmpty && free {
         id = s.id
       } else {
         id = ObjectID(nextID)
