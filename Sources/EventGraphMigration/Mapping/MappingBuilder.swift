@@ -7,6 +7,8 @@ struct MappingBuilder {
   let destination: Model
   let policies: PolicyRegistry
   let file: String
+  /// Changes that cannot be inferred, gathered so that one error names every one of them.
+  var refusals: [MappingError] = []
   /// The longest key path of any expression or predicate.
   private var longestPath = 0
   /// The longest key path of a relationship mapping's `sources`.
@@ -81,6 +83,11 @@ struct MappingBuilder {
       result.append(
         try compile(m, index: i, names: names, written: written, keeps: keeper[m.source ?? ""] == i,
                     inferred: inferred.contains(m.name)))
+    }
+    if refusals.count == 1, let only = refusals.first { throw only }
+    if !refusals.isEmpty {
+      throw error(
+        "", "\(refusals.count) changes need a mapping: " + refusals.map { "\($0.location): \($0.message)" }.joined(separator: "; "))
     }
     return result
   }
@@ -238,11 +245,12 @@ struct MappingBuilder {
         result.append((a, e))
       } else if let sp = sourceProperty(for: a.name, renaming: a.renamingIdentifier, in: src), case .attribute(let sa) = sp.kind {
         guard Self.widens(sa.type, to: a.type) else {
-          throw error(at, "\(src.name).\(sa.name) is \(sa.type.rawValue) and \(dst.name).\(a.name) is \(a.type.rawValue): a type change that cannot be inferred needs an expression")
+          refusals.append(error(at, "\(src.name).\(sa.name) is \(sa.type.rawValue) and \(dst.name).\(a.name) is \(a.type.rawValue): a type change that cannot be inferred needs an expression"))
+          continue
         }
         result.append((a, try expression("$source.\(sp.name)", src, ["source": .object(src.id)], at: at)))
       } else if !a.isOptional && a.defaultValue == nil && strict {
-        throw error(at, "\(dst.name).\(a.name) is required, has no default, and \(src.name) has no attribute to take it from")
+        refusals.append(error(at, "\(dst.name).\(a.name) is required, has no default, and \(src.name) has no attribute to take it from"))
       }
     }
     return result

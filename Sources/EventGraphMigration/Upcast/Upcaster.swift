@@ -102,7 +102,7 @@ final class Upcaster {
       let mapping = stage.mapping
       parts.append(mapping.destinationModel.json.serialized())
       for m in mapping.mappings {
-        var p = "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")"
+        var p = "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")|\(m.policy?.version ?? "")"
         p += m.attributes.map { "|\($0.0.name)=\($0.1)" }.joined()
         for i in m.instances { p += "|[\(i.key) \(i.when?.description ?? "")" + i.attributes.map { " \($0.0.name)=\($0.1)" }.joined() + "]" }
         p += m.relationships.map { "|\($0.0.name)<-\($0.target):\($0.sources)" }.joined()
@@ -181,6 +181,17 @@ final class Upcaster {
         last < base
       {
         return true
+      }
+      // Starting afresh empties the destination log: refuse if commits were written in that
+      // version after an earlier upcast (they are at its end, without a source commit).
+      let output = stages[stages.count - 1].output
+      let c = try txn.cursor(output.log)
+      if try c.last() {
+        let tail = try c.withCurrent { k, v in try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)") }
+        if tail.metadata.sourceCommit == nil {
+          throw MigrationError(
+            "version \(self.last.destinationModel.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them")
+        }
       }
       // Fresh: every step's output, scratch state and associations start empty.
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
