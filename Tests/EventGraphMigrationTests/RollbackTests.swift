@@ -64,8 +64,13 @@ struct RollbackTests {
       #expect(store.model.version == 1)
       #expect(try store.read { s in try s.value(try #require(newPerson), "phone1") } == .string("1"))
     }
-    // Upcasting again brings the new person across.
-    _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())
+    // Upcasting again would lose v2's own commit (花咲): refused, unless asked for.
+    #expect(throws: MigrationError.self) {
+      _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())
+    }
+    // Upcasting again, discarding it, brings the new person across.
+    _ = try EventStore.upcast(
+      at: path, to: try Examples.v2(), mapping: try Examples.mapping(), discardingNewerCommits: true)
     let store = try EventStore(path: path)
     #expect(store.model.version == 2)
     #expect(try store.read { s in try s.related(try #require(newPerson), "phones").count } == 1)

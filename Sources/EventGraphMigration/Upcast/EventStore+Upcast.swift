@@ -24,11 +24,13 @@ extension EventStore {
   ///   its old version.
   public static func upcast(
     at path: String, to model: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(),
-    mappingFile: String = "mapping", dryRun: Bool = false, batchEvents: Int? = nil, progress: (Int) -> Void = { _ in }
+    mappingFile: String = "mapping", dryRun: Bool = false, batchEvents: Int? = nil, discardingNewerCommits: Bool = false,
+    progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     try upcast(
       at: path, through: [model], mappings: mapping.map { [$0] } ?? [], policies: policies,
-      mappingFiles: [mappingFile], dryRun: dryRun, batchEvents: batchEvents, progress: progress)
+      mappingFiles: [mappingFile], dryRun: dryRun, batchEvents: batchEvents,
+      discardingNewerCommits: discardingNewerCommits, progress: progress)
   }
 
   /// Upcasts through several versions in one streaming pass (v1 → v2 → v3, as Core Data's
@@ -40,9 +42,13 @@ extension EventStore {
   ///   - mappings: the written mappings, placed by their `source` version; a step with none
   ///     is inferred.
   ///   - batchEvents: source events per LMDB transaction (and checkpoint); 50,000 by default.
+  ///   - discardingNewerCommits: upcast again even though the destination version has
+  ///     commits of its own (written after an earlier upcast, then rolled back): they are
+  ///     lost. Without it such an upcast is refused.
   public static func upcast(
     at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
-    mappingFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil, progress: (Int) -> Void = { _ in }
+    mappingFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil, discardingNewerCommits: Bool = false,
+    progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
     if dryRun {
@@ -52,7 +58,7 @@ extension EventStore {
       try EventStore(path: path, options: StoreOptions(readOnly: true)).env.copy(to: copy)
       let (report, _) = try upcast(
         at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
-        batchEvents: batchEvents, progress: progress)
+        batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits, progress: progress)
       var sample: [String] = []
       let migrated = try EventStore(path: copy, options: StoreOptions(readOnly: true))
       for e in model.entities {
@@ -83,6 +89,7 @@ extension EventStore {
     }
     let upcaster = try Upcaster(store: store, chain: chain)
     if let batchEvents { upcaster.batchEvents = max(1, batchEvents) }
+    upcaster.discardsNewerCommits = discardingNewerCommits
     return (try upcaster.run(progress: progress), [])
   }
 

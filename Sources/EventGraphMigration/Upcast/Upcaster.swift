@@ -48,6 +48,9 @@ final class Upcaster {
   let keys: UpcastKeys
   /// Source events per LMDB transaction.
   var batchEvents = 50_000
+  /// Whether starting afresh may discard commits written in the destination version after
+  /// an earlier upcast.
+  var discardsNewerCommits = false
   /// Stops after this many batches (tests of resumption); `nil` runs to the end.
   var stopAfterBatches: Int?
   /// Observes the stage calls, for tests and for the docs' claims.
@@ -188,9 +191,9 @@ final class Upcaster {
       let c = try txn.cursor(output.log)
       if try c.last() {
         let tail = try c.withCurrent { k, v in try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)") }
-        if tail.metadata.sourceCommit == nil {
+        if tail.metadata.sourceCommit == nil && !discardsNewerCommits {
           throw MigrationError(
-            "version \(self.last.destinationModel.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them")
+            "version \(self.last.destinationModel.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)")
         }
       }
       // Fresh: every step's output, scratch state and associations start empty.

@@ -24,6 +24,9 @@ struct UpcastCommand: ToolCommand {
         isRepeatable: true),
       OptionSpec("dry-run", help: "Migrate a temporary copy, print the figures and a sample; change nothing."),
       OptionSpec(
+        "discard-newer",
+        help: "Upcast again even if the new version has commits of its own (after a rollback): they are lost."),
+      OptionSpec(
         "batch", valueName: "N",
         help: "Source events per transaction and checkpoint (default 50000): smaller resumes closer to a crash."),
     ],
@@ -45,7 +48,7 @@ struct UpcastCommand: ToolCommand {
     if let batch, batch < 1 { throw ToolError.usage("--batch needs a positive number, not \(batch)") }
     let (report, sample) = try EventStore.upcast(
       at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, dryRun: dryRun,
-      batchEvents: batch, progress: { bar.update($0) })
+      batchEvents: batch, discardingNewerCommits: a.flag("discard-newer"), progress: { bar.update($0) })
     bar.finish()
     io.print((dryRun ? "dry run (nothing written): " : "") + "upcast v\(report.sourceVersion) -> v\(report.destinationVersion)" + (report.resumed ? " (resumed)" : ""))
     io.print("  read     \(report.commitsRead) commits, \(report.eventsRead) events")
