@@ -29,6 +29,17 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case readOnly(path: String)
   /// The model version asked for is not in the store.
   case unknownModelVersion(Int)
+  /// The object was deleted (or, with a sequence, did not exist as of that sequence).
+  case deletedObject(String, asOf: UInt64?)
+  /// A sequence after the last event of the log.
+  case sequenceBeyondLog(sequence: UInt64, last: UInt64)
+  /// Two stores that must share a model do not (a clone across stores).
+  case modelMismatch(source: String, target: String)
+  /// A clone's `reference` would move the target away from the original, because the
+  /// inverse relationship is to-one.
+  case referenceWouldMove(object: String, relationship: String, target: String, inverse: String)
+  /// A clone into another store cannot reference an object that is not copied with it.
+  case referenceOutsideStore(object: String, relationship: String, target: String)
   case lmdb(LMDBError)
 
   public var description: String {
@@ -51,6 +62,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .transactionEnded: "the transaction was used after its write closure returned"
     case .readOnly(let p): "\(p) is open read-only"
     case .unknownModelVersion(let v): "the store has no model version \(v)"
+    case .deletedObject(let o, nil): "\(o) was deleted"
+    case .deletedObject(let o, let s?): "\(o) did not exist as of sequence \(s) (created later or deleted by then)"
+    case .sequenceBeyondLog(let s, let last): "sequence \(s) is beyond the end of the log (last sequence \(last))"
+    case .modelMismatch(let s, let t): "the stores have different models: \(s) here, \(t) in the target"
+    case .referenceWouldMove(let o, let r, let t, let i):
+      "\(o).\(r): referencing \(t) from the copy would take it from the original (its inverse '\(i)' is to-one); copy it deep or skip it"
+    case .referenceOutsideStore(let o, let r, let t):
+      "\(o).\(r): \(t) is not copied and cannot be referenced from another store; copy it deep or skip it"
     case .lmdb(let e): e.description
     }
   }
