@@ -1,7 +1,8 @@
 /// A subgraph read from a store, ready to be replayed: each object's version (values and
 /// relationships, now or as of a sequence), in the order it was found, the root first.
 struct Subgraph: Sendable {
-  let root: ObjectID
+  /// `nil` for a whole store.
+  let root: ObjectID?
   private(set) var ids: [ObjectID] = []
   private(set) var versions: [ObjectVersion] = []
   /// Objects included only because a member references them (snapshots keep them so
@@ -9,7 +10,7 @@ struct Subgraph: Sendable {
   private(set) var boundary: Set<ObjectID> = []
   private var positions: [ObjectID: Int] = [:]
 
-  init(root: ObjectID) { self.root = root }
+  init(root: ObjectID?) { self.root = root }
 
   var count: Int { ids.count }
 
