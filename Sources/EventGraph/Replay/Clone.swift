@@ -64,7 +64,8 @@ extension EventStore {
   ///   ``StoreError/modelMismatch(source:target:)``, an unknown name in `policy` or
   ///   `overrides` (``StoreError/unknownProperty(entity:property:)`` and its kin, naming
   ///   the entity and the name), ``StoreError/referenceWouldMove(object:relationship:target:inverse:)``,
-  ///   ``StoreError/referenceOutsideStore(object:relationship:target:)``, a value of the
+  ///   ``StoreError/referenceOutsideStore(object:relationship:target:)``,
+  ///   ``StoreError/referenceToDeleted(object:relationship:target:)``, a value of the
   ///   wrong type from an override, the model's validation of the copies, or what an
   ///   override throws.
   @discardableResult
@@ -132,7 +133,7 @@ struct ClonePlan: Sendable {
     let policies = try CopyPolicyTable(model: reader.model, overrides: policy, scope: entity)
     let attributes = try AttributeOverrideTable(model: reader.model, overrides: overrides, scope: entity)
     let graph = try versions.collect(root: root, rootVersion: version, policies: policies)
-    try graph.checkReferences(policies: policies, model: reader.model, crossStore: crossStore) { reader.display($0) }
+    try graph.checkReferences(policies: policies, reader: reader, crossStore: crossStore)
     return ClonePlan(
       graph: graph, policies: policies, overrides: attributes, sequence: try sequence ?? reader.logEnd().sequence)
   }

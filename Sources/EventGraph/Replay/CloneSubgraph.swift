@@ -1,3 +1,5 @@
+import LMDB
+
 /// A subgraph read from a store, ready to be replayed: each object's version (values and
 /// relationships, now or as of a sequence), in the order it was found, the root first.
 struct Subgraph: Sendable {
@@ -91,25 +93,27 @@ extension VersionReader {
 }
 
 extension Subgraph {
-  /// Refuses the references a clone cannot make: one that would take its target from
-  /// the original (the inverse is to-one), or, into another store, any target that is
-  /// not copied. Checked before anything is written.
-  func checkReferences(
-    policies: CopyPolicyTable, model: Model, crossStore: Bool, display: (ObjectID) -> String
+  /// Refuses the references a clone cannot make, before anything is written: one that
+  /// would take its target from the original (the inverse is to-one); one to an object
+  /// deleted since the sequence copied; into another store, any target not copied.
+  func checkReferences<T: TransactionReading>(
+    policies: CopyPolicyTable, reader: GraphReader<T>, crossStore: Bool
   ) throws {
+    let model = reader.model
     for v in versions {
       guard let entity = model.entity(v.state.entity) else { continue }
       for r in entity.relationships where policies.policy(entity.id, r.id) == .reference {
-        guard let targets = v.relationships[r.id],
-          let outside = targets.first(where: { index(of: $0) == nil })
-        else { continue }
-        if crossStore {
-          throw StoreError.referenceOutsideStore(
-            object: display(v.state.id), relationship: r.name, target: display(outside))
-        }
-        if let back = r.inverseRelationship(in: model), !back.isToMany {
-          throw StoreError.referenceWouldMove(
-            object: display(v.state.id), relationship: r.name, target: display(outside), inverse: back.name)
+        for t in v.relationships[r.id] ?? [] where index(of: t) == nil {
+          let (object, target) = (reader.display(v.state.id), reader.display(t))
+          if crossStore {
+            throw StoreError.referenceOutsideStore(object: object, relationship: r.name, target: target)
+          }
+          if let back = r.inverseRelationship(in: model), !back.isToMany {
+            throw StoreError.referenceWouldMove(object: object, relationship: r.name, target: target, inverse: back.name)
+          }
+          if try reader.object(t) == nil {
+            throw StoreError.referenceToDeleted(object: object, relationship: r.name, target: target)
+          }
         }
       }
     }

@@ -40,6 +40,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case referenceWouldMove(object: String, relationship: String, target: String, inverse: String)
   /// A clone into another store cannot reference an object that is not copied with it.
   case referenceOutsideStore(object: String, relationship: String, target: String)
+  /// A clone of the past cannot reference an object deleted since.
+  case referenceToDeleted(object: String, relationship: String, target: String)
   case lmdb(LMDBError)
 
   public var description: String {
@@ -70,6 +72,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       "\(o).\(r): referencing \(t) from the copy would take it from the original (its inverse '\(i)' is to-one); copy it deep or skip it"
     case .referenceOutsideStore(let o, let r, let t):
       "\(o).\(r): \(t) is not copied and cannot be referenced from another store; copy it deep or skip it"
+    case .referenceToDeleted(let o, let r, let t):
+      "\(o).\(r): \(t) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
     case .lmdb(let e): e.description
     }
   }
