@@ -82,11 +82,10 @@ extension EventStore {
     let time = Date()
     guard let target, target.storeID != storeID else {
       // One store: read and write in the same transaction.
-      let written = try write(metadata: meta) { tx in
+      let written = try writeFresh(metadata: meta) { reader in
         let plan = try ClonePlan.collect(
-          root: root, reader: tx.projector.reader, asOf: asOf, policy: policy, overrides: overrides,
-          crossStore: false)
-        return (plan.sequence, try tx.replay(plan, time: time))
+          root: root, reader: reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: false)
+        return try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
       }
       return try CloneResult(written, root: root)
     }
@@ -100,22 +99,23 @@ extension EventStore {
       try ClonePlan.collect(
         root: root, reader: s.reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: true)
     }
-    let written = try target.write(metadata: meta) { tx in (plan.sequence, try tx.replay(plan, time: time)) }
+    let written = try target.writeFresh(metadata: meta) { reader in
+      try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
+    }
     return try CloneResult(written, root: root)
   }
 }
 
 extension CloneResult {
-  fileprivate init(_ w: WriteResult<(UInt64, [ObjectID: ObjectID])>, root: ObjectID) throws {
-    guard let commit = w.commit, let copy = w.value.1[root] else {
-      throw StoreError.corrupt("a clone of #\(root.rawValue) wrote no commit")
-    }
-    self.init(root: copy, identities: w.value.1, commit: commit, sourceSequence: w.value.0)
+  fileprivate init(_ w: (value: (UInt64, [ObjectID: ObjectID]), commit: CommitInfo), root: ObjectID) throws {
+    guard let copy = w.value.1[root] else { throw StoreError.corrupt("a clone of #\(root.rawValue) lost its root") }
+    self.init(root: copy, identities: w.value.1, commit: w.commit, sourceSequence: w.value.0)
   }
 }
 
 /// A subgraph read and checked for a clone, with the call's policies and overrides.
 struct ClonePlan: Sendable {
+  let model: Model
   let graph: Subgraph
   let policies: CopyPolicyTable
   let overrides: AttributeOverrideTable
@@ -135,29 +135,31 @@ struct ClonePlan: Sendable {
     let graph = try versions.collect(root: root, rootVersion: version, policies: policies)
     try graph.checkReferences(policies: policies, reader: reader, crossStore: crossStore)
     return ClonePlan(
-      graph: graph, policies: policies, overrides: attributes, sequence: try sequence ?? reader.logEnd().sequence)
+      model: reader.model, graph: graph, policies: policies, overrides: attributes, sequence: try sequence ?? reader.logEnd().sequence)
   }
 }
 
-extension Transaction {
-  /// Writes the copy of a planned subgraph into this transaction, with fresh identities.
+extension ClonePlan {
+  /// The copy's events, with identities from `firstIdentity` on, and their projection.
   ///
-  /// - Returns: the identity map, original → copy.
-  func replay(_ plan: ClonePlan, time: Date) throws -> [ObjectID: ObjectID] {
-    var identities: [ObjectID] = []
-    identities.reserveCapacity(plan.graph.count)
-    for _ in 0..<plan.graph.count { identities.append(ObjectID(try allocateID())) }
-    let events = SubgraphEvents(model: model, graph: plan.graph, links: .policies(plan.policies), identities: identities)
-    let overrides = plan.overrides
+  /// - Returns: the sequence read and the identity map (original → copy), the events,
+  ///   and the records they make.
+  func replay(firstIdentity: UInt64, time: Date) throws
+    -> (value: (UInt64, [ObjectID: ObjectID]), events: [Event], fresh: FreshObjects)
+  {
+    let identities = (0..<UInt64(graph.count)).map { ObjectID(firstIdentity + $0) }
+    let replay = SubgraphEvents(model: model, graph: graph, links: .policies(policies), identities: identities)
+    let overrides = self.overrides
+    let graph = self.graph
     let model = self.model
-    try events.emitObjects(
+    let states = try replay.states(
       override: overrides.isEmpty
         ? nil
         : { i, entity, attribute in
           guard let o = overrides.override(entity.id, attribute.id) else { return nil }
           let context = AttributeOverride.Context(
-            model: model, entity: entity, attribute: attribute, source: plan.graph.ids[i], copy: identities[i],
-            isRoot: i == 0, original: plan.graph.versions[i], time: time)
+            model: model, entity: entity, attribute: attribute, source: graph.ids[i], copy: identities[i],
+            isRoot: i == 0, original: graph.versions[i], time: time)
           guard let value = try o.compute(context) else { return .some(nil) }
           do throws(ValueError) {
             return .some(try value.converted(to: attribute.type))
@@ -165,12 +167,15 @@ extension Transaction {
             throw StoreError.wrongType(
               object: "\(entity.name)/\(identities[i].rawValue)", attribute: attribute.name, detail: error.description)
           }
-        }
-    ) { try emit($0) }
-    try events.emitLinks { try emit($0) }
+        })
+    var events: [Event] = []
+    events.reserveCapacity(graph.count * 8)
+    try replay.emitObjects(states) { events.append($0) }
+    try replay.emitLinks { events.append($0) }
+    let fresh = FreshObjects(replay, states: states)
     var map: [ObjectID: ObjectID] = [:]
     map.reserveCapacity(identities.count)
-    for (i, o) in plan.graph.ids.enumerated() { map[o] = identities[i] }
-    return map
+    for (i, o) in graph.ids.enumerated() { map[o] = identities[i] }
+    return ((sequence, map), events, fresh)
   }
 }

@@ -28,26 +28,65 @@ struct SubgraphEvents {
   let links: Links
   /// The identity each member gets, by index in ``Subgraph/ids``.
   let identities: [ObjectID]
+  /// Each entity's attributes and relationships, computed once (the model computes them
+  /// on every call).
+  private let attributes: [[Attribute]]
+  private let relationships: [[Relationship]]
+
+  init(model: Model, graph: Subgraph, links: Links, identities: [ObjectID]) {
+    self.model = model
+    self.graph = graph
+    self.links = links
+    self.identities = identities
+    self.attributes = model.entities.map(\.attributes)
+    self.relationships = model.entities.map(\.relationships)
+  }
 
   // MARK: - Objects
 
-  /// Emits each member's insert and attribute values; `override` may replace a value.
-  func emitObjects(
-    override: ((_ member: Int, _ entity: Entity, _ attribute: Attribute) throws -> Value??)? = nil,
-    _ emit: (Event) throws -> Void
-  ) throws {
+  /// Each member's state under its new identity, with `override` replacing values.
+  func states(
+    override: ((_ member: Int, _ entity: Entity, _ attribute: Attribute) throws -> Value??)? = nil
+  ) throws -> [ObjectState] {
+    var result: [ObjectState] = []
+    result.reserveCapacity(graph.count)
     for (i, v) in graph.versions.enumerated() {
-      let id = identities[i]
-      guard let entity = model.entity(v.state.entity) else {
-        throw StoreError.corrupt("unknown entity id \(v.state.entity.rawValue)")
+      var s = v.state
+      if s.id != identities[i] {
+        s = ObjectState(id: identities[i], entity: v.state.entity, propertyCount: 0)
+        s.values = v.state.values
       }
-      try emit(.insert(id, entity: entity.id))
-      for a in entity.attributes {
-        var value = v.state[a.id]
-        if let override, let replaced = try override(i, entity, a) { value = replaced }
-        if let value { try emit(.set(id, attribute: a.id, value: value)) }
+      if let override, let entity = model.entity(v.state.entity) {
+        for a in attributes[Int(entity.id.rawValue)] {
+          if let replaced = try override(i, entity, a) { s.set(a.id, replaced) }
+        }
+      }
+      result.append(s)
+    }
+    return result
+  }
+
+  /// Emits each member's insert and attribute values.
+  func emitObjects(_ states: [ObjectState], _ emit: (Event) throws -> Void) throws {
+    for s in states {
+      let e = Int(s.entity.rawValue)
+      guard e < attributes.count else { throw StoreError.corrupt("unknown entity id \(e)") }
+      try emit(.insert(s.id, entity: s.entity))
+      for a in attributes[e] {
+        if let value = s[a.id] { try emit(.set(s.id, attribute: a.id, value: value)) }
       }
     }
+  }
+
+  /// Whether the copy keeps a link of member `y` (relationship `r`) to member `x`, or,
+  /// when `x` is `nil`, to the object outside the subgraph.
+  func keeps(_ y: Int, _ r: Relationship, _ x: Int?) -> Bool {
+    guard case .policies(let p) = links else { return x != nil }
+    let policy = p.policy(graph.versions[y].state.entity, r.id)
+    guard let x else { return policy == .reference }
+    guard policy == .skip else { return true }
+    guard let inv = r.inverse else { return false }
+    return p.policy(graph.versions[x].state.entity, inv) != .skip
   }
 
   // MARK: - Links
@@ -57,42 +96,37 @@ struct SubgraphEvents {
     let rel: PropertyID
   }
 
-  /// Emits the links, each once, after ``emitObjects(override:_:)``.
+  /// Emits the links, each once, after ``emitObjects(_:_:)``.
   func emitLinks(_ emit: (Event) throws -> Void) throws {
-    var replayed: Set<ListKey> = []
     var placed = OrderedPlacements<ListKey>()
     var indexes = ListIndexes<ListKey>()
     for (y, v) in graph.versions.enumerated() {
-      guard let entity = model.entity(v.state.entity) else { continue }
-      for r in entity.relationships {
-        let keyY = ListKey(member: y, rel: r.id)
-        defer { replayed.insert(keyY) }
+      let entity = v.state.entity
+      for r in relationships[Int(entity.rawValue)] {
         guard let targets = v.relationships[r.id] else { continue }
+        let keyY = ListKey(member: y, rel: r.id)
         for (i, t) in targets.enumerated() {
-          guard let x = graph.index(of: t) else {
-            // Outside the subgraph: the copy shares the target (checked before).
-            guard case .policies(let p) = links, p.policy(entity.id, r.id) == .reference else { continue }
+          let x = graph.index(of: t)
+          guard keeps(y, r, x) else { continue }
+          guard let x, let inv = r.inverse else {
+            // Outside the subgraph (the copy shares the target), or one way: only this
+            // list holds the link.
             let position = r.isOrdered ? placed.place(keyY, index: i) : nil
-            try emit(.link(identities[y], relationship: r.id, target: t, position: position))
+            try emit(.link(identities[y], relationship: r.id, target: x.map { identities[$0] } ?? t, position: position))
             continue
           }
+          // Lists are replayed member by member, relationships in ID order: the other
+          // list has had its turn when it belongs to an earlier member, or to this one
+          // under an earlier relationship. If not, the link is emitted in its turn.
+          guard x < y || (x == y && inv < r.id) else { continue }
           let xEntity = graph.versions[x].state.entity
-          guard let inv = r.inverse, case .relationship(let back)? = model.entity(xEntity)?.property(inv)?.kind
-          else {
-            // One way: only this list holds the link.
-            if case .policies(let p) = links, p.policy(entity.id, r.id) == .skip { continue }
-            let position = r.isOrdered ? placed.place(keyY, index: i) : nil
-            try emit(.link(identities[y], relationship: r.id, target: identities[x], position: position))
-            continue
+          guard case .relationship(let back)? = model.entity(xEntity)?.property(inv)?.kind else {
+            throw StoreError.corrupt("entity \(xEntity.rawValue) has no relationship \(inv.rawValue)")
           }
-          if case .policies(let p) = links, p.policy(entity.id, r.id) == .skip, p.policy(xEntity, inv) == .skip {
-            continue
-          }
-          let keyX = ListKey(member: x, rel: inv)
-          guard replayed.contains(keyX) else { continue }  // emitted in keyX's turn, which comes later
           // Appended to this list (keyY); placed among what the other list has so far.
           var position: Int? = nil
           if back.isOrdered {
+            let keyX = ListKey(member: x, rel: inv)
             guard let j = indexes.index(of: v.state.id, in: keyX, list: graph.versions[x].relationships[inv] ?? [])
             else {
               throw StoreError.corrupt("\(model.entity(xEntity)?.name ?? "?")/\(t.rawValue).\(back.name) lacks its inverse")

@@ -183,7 +183,7 @@ struct SnapshotWriter {
       try append(buffer, time: time, metadata: metadata)
       buffer.removeAll(keepingCapacity: true)
     }
-    try replay.emitObjects { e in
+    try replay.emitObjects(try replay.states()) { e in
       buffer.append(e)
       try flushIfFull(false)
     }

@@ -10,7 +10,7 @@ struct Subgraph: Sendable {
   /// Objects included only because a member references them (snapshots keep them so
   /// that references stay meaningful); a clone has none.
   private(set) var boundary: Set<ObjectID> = []
-  private var positions: [ObjectID: Int] = [:]
+  private var positions = IdentityTable()
 
   init(root: ObjectID?) { self.root = root }
 
@@ -20,8 +20,7 @@ struct Subgraph: Sendable {
   func index(of id: ObjectID) -> Int? { positions[id] }
 
   mutating func add(_ id: ObjectID, _ version: ObjectVersion, boundary isBoundary: Bool = false) {
-    guard positions[id] == nil else { return }
-    positions[id] = ids.count
+    guard positions.insert(id, ids.count) else { return }
     ids.append(id)
     versions.append(version)
     if isBoundary { boundary.insert(id) }
@@ -29,6 +28,63 @@ struct Subgraph: Sendable {
 
   /// Makes a boundary object a full member; false when it was one already.
   mutating func promote(_ id: ObjectID) -> Bool { boundary.remove(id) != nil }
+}
+
+/// Identities to small integers: an open-addressing table with a multiplicative hash,
+/// several times cheaper than `Dictionary` with `Hasher` for the millions of lookups a
+/// large clone makes.
+struct IdentityTable: Sendable {
+  private var keys: [UInt64]
+  private var values: [Int32]
+  private var mask: Int
+  private(set) var count = 0
+
+  init(capacity: Int = 16) {
+    var size = 16
+    while size < capacity * 2 { size <<= 1 }
+    keys = Array(repeating: 0, count: size)
+    values = Array(repeating: 0, count: size)
+    mask = size - 1
+  }
+
+  @inline(__always)
+  private func slot(_ key: UInt64) -> Int {
+    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+  }
+
+  subscript(_ id: ObjectID) -> Int? {
+    // Identity 0 is never given, so 0 marks an empty slot.
+    var i = slot(id.rawValue)
+    while true {
+      let k = keys[i]
+      if k == id.rawValue { return Int(values[i]) }
+      if k == 0 { return nil }
+      i = (i + 1) & mask
+    }
+  }
+
+  /// Adds `id` → `value`; false when `id` is there already (its value is kept).
+  mutating func insert(_ id: ObjectID, _ value: Int) -> Bool {
+    if (count + 1) * 2 > keys.count { grow() }
+    var i = slot(id.rawValue)
+    while keys[i] != 0 {
+      if keys[i] == id.rawValue { return false }
+      i = (i + 1) & mask
+    }
+    keys[i] = id.rawValue
+    values[i] = Int32(truncatingIfNeeded: value)
+    count += 1
+    return true
+  }
+
+  private mutating func grow() {
+    let (oldKeys, oldValues) = (keys, values)
+    keys = Array(repeating: 0, count: oldKeys.count * 2)
+    values = Array(repeating: 0, count: oldKeys.count * 2)
+    mask = keys.count - 1
+    count = 0
+    for (k, v) in zip(oldKeys, oldValues) where k != 0 { _ = insert(ObjectID(k), Int(v)) }
+  }
 }
 
 extension VersionReader {
@@ -66,13 +122,15 @@ extension VersionReader {
     graph.add(root, rootVersion)
     var queue = [0]
     var next = 0
+    let relationships = model.entities.map(\.relationships)
     while next < queue.count {
       let v = graph.versions[queue[next]]
       next += 1
-      guard let entity = model.entity(v.state.entity) else { continue }
-      for r in entity.relationships {
+      let e = v.state.entity
+      guard Int(e.rawValue) < relationships.count else { continue }
+      for r in relationships[Int(e.rawValue)] {
         guard let targets = v.relationships[r.id] else { continue }
-        let policy = policies.policy(entity.id, r.id)
+        let policy = policies.policy(e, r.id)
         guard policy == .deep || (references && policy == .reference) else { continue }
         for t in targets {
           if let i = graph.index(of: t) {
@@ -100,9 +158,11 @@ extension Subgraph {
     policies: CopyPolicyTable, reader: GraphReader<T>, crossStore: Bool
   ) throws {
     let model = reader.model
+    let relationships = model.entities.map(\.relationships)
     for v in versions {
-      guard let entity = model.entity(v.state.entity) else { continue }
-      for r in entity.relationships where policies.policy(entity.id, r.id) == .reference {
+      let e = v.state.entity
+      guard Int(e.rawValue) < relationships.count else { continue }
+      for r in relationships[Int(e.rawValue)] where policies.policy(e, r.id) == .reference {
         for t in v.relationships[r.id] ?? [] where index(of: t) == nil {
           let (object, target) = (reader.display(v.state.id), reader.display(t))
           if crossStore {

@@ -29,8 +29,8 @@ public final class Transaction: GraphReading {
     if !isOpen { throw StoreError.transactionEnded }
   }
 
-  /// Applies and records one event (clone replays a subgraph through it).
-  func emit(_ e: Event) throws {
+  /// Applies and records one event.
+  private func emit(_ e: Event) throws {
     try projector.apply(e)
     events.append(e)
   }
@@ -81,8 +81,7 @@ public final class Transaction: GraphReading {
     return id
   }
 
-  /// The next fresh identity of this transaction.
-  func allocateID() throws -> UInt64 {
+  private func allocateID() throws -> UInt64 {
     let next = try nextObject ?? (projector.reader.lastObjectID() + 1)
     nextObject = next + 1
     return next
