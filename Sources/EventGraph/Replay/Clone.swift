@@ -129,10 +129,10 @@ struct ClonePlan: Sendable {
   ) throws -> ClonePlan {
     let sequence = try VersionReader.resolve(asOf, reader: reader)
     var versions = VersionReader(reader: reader, asOf: sequence)
-    let (entity, version) = try versions.requireRoot(root)
+    let (entity, member) = try versions.requireRoot(root)
     let policies = try CopyPolicyTable(model: reader.model, overrides: policy, scope: entity)
     let attributes = try AttributeOverrideTable(model: reader.model, overrides: overrides, scope: entity)
-    let graph = try versions.collect(root: root, rootVersion: version, policies: policies)
+    let graph = try versions.collect(root: root, rootMember: member, policies: policies)
     try graph.checkReferences(policies: policies, reader: reader, crossStore: crossStore)
     return ClonePlan(
       model: reader.model, graph: graph, policies: policies, overrides: attributes, sequence: try sequence ?? reader.logEnd().sequence)
@@ -159,7 +159,7 @@ extension ClonePlan {
           guard let o = overrides.override(entity.id, attribute.id) else { return nil }
           let context = AttributeOverride.Context(
             model: model, entity: entity, attribute: attribute, source: graph.ids[i], copy: identities[i],
-            isRoot: i == 0, original: graph.versions[i], time: time)
+            isRoot: i == 0, original: graph.members[i].version, time: time)
           guard let value = try o.compute(context) else { return .some(nil) }
           do throws(ValueError) {
             return .some(try value.converted(to: attribute.type))
@@ -171,8 +171,8 @@ extension ClonePlan {
     var events: [Event] = []
     events.reserveCapacity(graph.count * 8)
     try replay.emitObjects(states) { events.append($0) }
-    try replay.emitLinks { events.append($0) }
-    let fresh = FreshObjects(replay, states: states)
+    var fresh = FreshObjects(replay, states: states)
+    try replay.emitLinks({ events.append($0) }, kept: { fresh.keep($0, $1, $2, $3) })
     var map: [ObjectID: ObjectID] = [:]
     map.reserveCapacity(identities.count)
     for (i, o) in graph.ids.enumerated() { map[o] = identities[i] }

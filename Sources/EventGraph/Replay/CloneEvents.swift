@@ -31,7 +31,7 @@ struct SubgraphEvents {
   /// Each entity's attributes and relationships, computed once (the model computes them
   /// on every call).
   private let attributes: [[Attribute]]
-  private let relationships: [[Relationship]]
+  private let relationships: [[LinkShape]]
 
   init(model: Model, graph: Subgraph, links: Links, identities: [ObjectID]) {
     self.model = model
@@ -39,7 +39,7 @@ struct SubgraphEvents {
     self.links = links
     self.identities = identities
     self.attributes = model.entities.map(\.attributes)
-    self.relationships = model.entities.map(\.relationships)
+    self.relationships = LinkShape.table(model)
   }
 
   // MARK: - Objects
@@ -50,7 +50,7 @@ struct SubgraphEvents {
   ) throws -> [ObjectState] {
     var result: [ObjectState] = []
     result.reserveCapacity(graph.count)
-    for (i, v) in graph.versions.enumerated() {
+    for (i, v) in graph.members.enumerated() {
       var s = v.state
       if s.id != identities[i] {
         s = ObjectState(id: identities[i], entity: v.state.entity, propertyCount: 0)
@@ -80,13 +80,13 @@ struct SubgraphEvents {
 
   /// Whether the copy keeps a link of member `y` (relationship `r`) to member `x`, or,
   /// when `x` is `nil`, to the object outside the subgraph.
-  func keeps(_ y: Int, _ r: Relationship, _ x: Int?) -> Bool {
+  func keeps(_ y: Int, _ r: LinkShape, _ x: Int?) -> Bool {
     guard case .policies(let p) = links else { return x != nil }
-    let policy = p.policy(graph.versions[y].state.entity, r.id)
+    let policy = p.policy(graph.members[y].state.entity, r.id)
     guard let x else { return policy == .reference }
     guard policy == .skip else { return true }
     guard let inv = r.inverse else { return false }
-    return p.policy(graph.versions[x].state.entity, inv) != .skip
+    return p.policy(graph.members[x].state.entity, inv) != .skip
   }
 
   // MARK: - Links
@@ -97,17 +97,24 @@ struct SubgraphEvents {
   }
 
   /// Emits the links, each once, after ``emitObjects(_:_:)``.
-  func emitLinks(_ emit: (Event) throws -> Void) throws {
+  ///
+  /// - Parameter kept: called for every link the copy keeps, seen from each list that
+  ///   holds it (member, relationship, original target and its member), in list order.
+  func emitLinks(
+    _ emit: (Event) throws -> Void, kept: ((_ y: Int, _ r: LinkShape, _ t: ObjectID, _ x: Int?) -> Void)? = nil
+  ) throws {
     var placed = OrderedPlacements<ListKey>()
     var indexes = ListIndexes<ListKey>()
-    for (y, v) in graph.versions.enumerated() {
+    for (y, v) in graph.members.enumerated() {
       let entity = v.state.entity
       for r in relationships[Int(entity.rawValue)] {
-        guard let targets = v.relationships[r.id] else { continue }
+        let targets = v.targets(r.id)
+        guard !targets.isEmpty else { continue }
         let keyY = ListKey(member: y, rel: r.id)
         for (i, t) in targets.enumerated() {
           let x = graph.index(of: t)
           guard keeps(y, r, x) else { continue }
+          kept?(y, r, t, x)
           guard let x, let inv = r.inverse else {
             // Outside the subgraph (the copy shares the target), or one way: only this
             // list holds the link.
@@ -119,17 +126,12 @@ struct SubgraphEvents {
           // list has had its turn when it belongs to an earlier member, or to this one
           // under an earlier relationship. If not, the link is emitted in its turn.
           guard x < y || (x == y && inv < r.id) else { continue }
-          let xEntity = graph.versions[x].state.entity
-          guard case .relationship(let back)? = model.entity(xEntity)?.property(inv)?.kind else {
-            throw StoreError.corrupt("entity \(xEntity.rawValue) has no relationship \(inv.rawValue)")
-          }
           // Appended to this list (keyY); placed among what the other list has so far.
           var position: Int? = nil
-          if back.isOrdered {
+          if r.inverseIsOrdered {
             let keyX = ListKey(member: x, rel: inv)
-            guard let j = indexes.index(of: v.state.id, in: keyX, list: graph.versions[x].relationships[inv] ?? [])
-            else {
-              throw StoreError.corrupt("\(model.entity(xEntity)?.name ?? "?")/\(t.rawValue).\(back.name) lacks its inverse")
+            guard let j = indexes.index(of: v.state.id, in: keyX, list: graph.members[x].targets(inv)) else {
+              throw StoreError.corrupt("#\(t.rawValue): relationship \(inv.rawValue) lacks its inverse")
             }
             position = placed.place(keyX, index: j)
           }
@@ -181,5 +183,32 @@ struct ListIndexes<Key: Hashable> {
     for (i, o) in list.enumerated() { table[o] = i }
     built[key] = table
     return table[id]
+  }
+}
+
+/// What replaying needs to know of a relationship, as a plain value (no names, so no
+/// reference counting in the loops that visit every link).
+struct LinkShape: Sendable {
+  let id: PropertyID
+  let inverse: PropertyID?
+  let isOrdered: Bool
+  let isToMany: Bool
+  /// Whether the inverse exists and is ordered, or to-many.
+  let inverseIsOrdered: Bool
+  let inverseIsToMany: Bool
+
+  init(_ r: Relationship, model: Model) {
+    let back = r.inverseRelationship(in: model)
+    id = r.id
+    inverse = r.inverse
+    isOrdered = r.isOrdered
+    isToMany = r.isToMany
+    inverseIsOrdered = back?.isOrdered ?? false
+    inverseIsToMany = back?.isToMany ?? false
+  }
+
+  /// Every entity's relationships, in ID order, by entity ID.
+  static func table(_ model: Model) -> [[LinkShape]] {
+    model.entities.map { e in e.relationships.map { LinkShape($0, model: model) } }
   }
 }

@@ -30,34 +30,25 @@ struct FreshObjects {
   private(set) var reverse: [Int: [(rel: UInt16, source: ObjectID)]] = [:]
   private(set) var outside: [OutsideEntry] = []
 
+  /// Empty relationships, to be filled by ``keep(_:_:_:_:)`` as the links are replayed.
   init(_ replay: SubgraphEvents, states: [ObjectState]) {
     self.replay = replay
     self.states = states
-    let model = replay.model
-    let graph = replay.graph
+    lists = replay.graph.members.map { [[ObjectID]](repeating: [], count: $0.lists.count) }
+  }
+
+  /// Records a link the copy keeps, from the list of member `y`, in list order: the
+  /// target renamed when it is copied, and the entry the link makes on the other side
+  /// when that side is a reverse entry or an existing object.
+  mutating func keep(_ y: Int, _ r: LinkShape, _ t: ObjectID, _ x: Int?) {
     let ids = replay.identities
-    let relationships = model.entities.map(\.relationships)
-    lists.reserveCapacity(graph.count)
-    for (y, v) in graph.versions.enumerated() {
-      let e = v.state.entity
-      var own = [[ObjectID]](repeating: [], count: model.entity(e)?.properties.count ?? 0)
-      for r in relationships[Int(e.rawValue)] {
-        guard let targets = v.relationships[r.id] else { continue }
-        var kept: [ObjectID] = []
-        kept.reserveCapacity(targets.count)
-        for t in targets {
-          let x = graph.index(of: t)
-          guard replay.keeps(y, r, x) else { continue }
-          kept.append(x.map { ids[$0] } ?? t)
-          if let x {
-            if r.inverse == nil { reverse[x, default: []].append((r.id.rawValue | 0x8000, ids[y])) }
-          } else {
-            outside.append(OutsideEntry(target: t, rel: r.inverse?.rawValue ?? r.id.rawValue | 0x8000, source: ids[y]))
-          }
-        }
-        own[Int(r.id.rawValue)] = kept
-      }
-      lists.append(own)
+    let p = Int(r.id.rawValue)
+    if lists[y][p].isEmpty { lists[y][p].reserveCapacity(replay.graph.members[y].lists[p].count) }
+    lists[y][p].append(x.map { ids[$0] } ?? t)
+    if let x {
+      if r.inverse == nil { reverse[x, default: []].append((r.id.rawValue | 0x8000, ids[y])) }
+    } else {
+      outside.append(OutsideEntry(target: t, rel: r.inverse?.rawValue ?? r.id.rawValue | 0x8000, source: ids[y]))
     }
   }
 
@@ -90,27 +81,33 @@ struct FreshObjects {
     let append: PutFlags = (states.first.map { $0.id.rawValue > after } ?? false) ? .append : []
     let ordered = model.entities.map { e in e.properties.map { if case .relationship(let r) = $0.kind { r.isOrdered } else { false } } }
     let none: [UInt8] = []
+    // One cursor per database: appending through a cursor that appended last stays on
+    // its page instead of descending the tree for every key.
+    let identities = try txn.cursor(dbs.identities)
+    let objects = try txn.cursor(dbs.objects)
+    let history = try txn.cursor(dbs.history)
+    let links = try txn.cursor(dbs.links)
     for (y, s) in states.enumerated() {
       let o = s.id
-      try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(s.entity), flags: append)
-      try txn.put(dbs.objects, key: StoreKey.object(o), value: s.encoded(), flags: append)
-      try txn.put(dbs.history, key: StoreKey.history(o, sequence), value: none, flags: append)
+      try identities.put(key: StoreKey.object(o), value: StoreKey.entityPrefix(s.entity), flags: append)
+      try objects.put(key: StoreKey.object(o), value: s.encoded(), flags: append)
+      try history.put(key: StoreKey.history(o, sequence), value: none, flags: append)
       let isOrdered = ordered[Int(s.entity.rawValue)]
       for (p, targets) in lists[y].enumerated() where !targets.isEmpty {
         let rel = UInt16(p)
         if isOrdered[p] {
           for (k, t) in targets.enumerated() {
-            try txn.put(dbs.links, key: StoreKey.link(o, rel, position: k), value: BigEndianKey(t.rawValue), flags: append)
+            try links.put(key: StoreKey.link(o, rel, position: k), value: BigEndianKey(t.rawValue), flags: append)
           }
         } else {
           for t in targets.count > 1 ? targets.sorted() : targets {
-            try txn.put(dbs.links, key: StoreKey.link(o, rel, target: t), value: none, flags: append)
+            try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
           }
         }
       }
       if let entries = reverse[y] {
         for (rel, t) in entries.sorted(by: { ($0.rel, $0.source) < ($1.rel, $1.source) }) {
-          try txn.put(dbs.links, key: StoreKey.link(o, rel, target: t), value: none, flags: append)
+          try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
         }
       }
     }

@@ -123,9 +123,9 @@ extension EventStore {
     root: ObjectID?, policy: [String: CopyPolicy], versions: inout VersionReader<T>
   ) throws -> Subgraph {
     if let root {
-      let (entity, version) = try versions.requireRoot(root)
+      let (entity, member) = try versions.requireRoot(root)
       let policies = try CopyPolicyTable(model: versions.model, overrides: policy, scope: entity)
-      return try versions.collect(root: root, rootVersion: version, policies: policies, references: true)
+      return try versions.collect(root: root, rootMember: member, policies: policies, references: true)
     }
     var graph = Subgraph(root: nil)
     let reader = versions.reader
@@ -133,7 +133,7 @@ extension EventStore {
       var ids: [ObjectID] = []
       for e in versions.model.entities { ids += try reader.objects(ofExactly: e.id) }
       for o in ids.sorted() {
-        guard let v = try versions.current(o) else { continue }
+        guard let v = try versions.currentMember(o) else { continue }
         graph.add(o, v)
       }
     } else {
@@ -143,7 +143,7 @@ extension EventStore {
         if let o = KeyField.u64(key, at: 0) { ids.append(ObjectID(o)) }
         return true
       }
-      for o in ids { if let v = try versions.version(o) { graph.add(o, v) } }
+      for o in ids { if let v = try versions.member(o) { graph.add(o, v) } }
     }
     return graph
   }

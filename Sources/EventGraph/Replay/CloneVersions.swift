@@ -28,25 +28,28 @@ struct VersionReader<T: TransactionReading> {
     return try past(id, asOf: asOf)
   }
 
+  /// The object as a subgraph member, now or then.
+  mutating func member(_ id: ObjectID) throws -> Member? {
+    guard let asOf else { return try currentMember(id) }
+    return try past(id, asOf: asOf).map { Member($0, model: model) }
+  }
+
   /// The current state, read from the projection: one record and one cursor over its links.
   func current(_ id: ObjectID) throws -> ObjectVersion? {
+    try currentMember(id)?.version
+  }
+
+  /// The current state as a member: one record and one cursor over its links.
+  func currentMember(_ id: ObjectID) throws -> Member? {
     guard let state = try reader.object(id) else { return nil }
-    var relationships: [PropertyID: [ObjectID]] = [:]
-    var rel: UInt16 = .max
-    var targets: [ObjectID] = []
+    let count = state.values.count
+    var lists = [[ObjectID]](repeating: [], count: count)
     // Entries come sorted by relationship, then position or target; reverse entries of
     // relationships without an inverse (high bit set) belong to the other object.
     try reader.scanLinks(object: id) { r, target in
-      guard r & 0x8000 == 0 else { return }
-      if r != rel {
-        if !targets.isEmpty { relationships[PropertyID(rawValue: rel)] = targets }
-        rel = r
-        targets = []
-      }
-      targets.append(target)
+      if Int(r) < count { lists[Int(r)].append(target) }
     }
-    if !targets.isEmpty { relationships[PropertyID(rawValue: rel)] = targets }
-    return ObjectVersion(state: state, relationships: relationships)
+    return Member(state: state, lists: lists)
   }
 
   /// The object as it was after event `sequence`, rebuilt from its own history.
