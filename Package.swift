@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "LMDB", targets: ["LMDB"]),
     .library(name: "EventGraph", targets: ["EventGraph"]),
+    .library(name: "EventGraphMigration", targets: ["EventGraphMigration"]),
     .library(name: "EventTool", targets: ["EventTool"]),
     .executable(name: "eventtool", targets: ["eventtool"]),
   ],
@@ -17,14 +18,18 @@ let package = Package(
     .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
     .target(name: "LMDB", dependencies: ["CLMDB"]),
     .target(name: "EventGraph", dependencies: ["LMDB"]),
-    .target(name: "EventTool", dependencies: ["EventGraph"]),
+    .target(name: "EventGraphMigration", dependencies: ["EventGraph"]),
+    .target(name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration"]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
+    // A child process for the crash and multi-process tests.
+    .executableTarget(name: "StressWriter", dependencies: ["EventGraph"]),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
-    .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "LMDB", "CBaselines"]),
+    .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines"]),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
     .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "LMDB"]),
-    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph"]),
+    .testTarget(name: "EventGraphMigrationTests", dependencies: ["EventGraphMigration", "EventGraph", "LMDB"]),
+    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph", "eventtool", "StressWriter"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,36 @@
+import Foundation
+
+// Usage: Benchmarks [store|query|upcast|all] [--quick]
+// Every figure is printed beside its baseline from the same run, as a ratio.
+let arguments = CommandLine.arguments.dropFirst()
+let quick = arguments.contains("--quick")
+let sections = Set(arguments.filter { !$0.hasPrefix("--") })
+func wants(_ name: String) -> Bool { sections.isEmpty || sections.contains("all") || sections.contains(name) }
+
+var tables: [BenchmarkTable] = []
+do {
+  if wants("store") {
+    var t = BenchmarkTable(title: "Store (issue 2)")
+    try StoreBenchmark.run(events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000, table: &t)
+    tables.append(t)
+  }
+  if wants("query") {
+    var t = BenchmarkTable(title: "Query language and fetch (issue 3)")
+    try QueryBenchmark.run(objects: quick ? 100_000 : 1_000_000, table: &t)
+    tables.append(t)
+  }
+  if wants("upcast") {
+    var t = BenchmarkTable(title: "Upcast of the seed's phone split (issue 4)")
+    try UpcastBenchmark.run(people: quick ? [20_000] : [150_000, 1_430_000], table: &t)
+    tables.append(t)
+  }
+} catch {
+  FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+  exit(1)
+}
+for t in tables {
+  print(t.plainText())
+  print()
+  print(t.markdown())
+  print()
+}

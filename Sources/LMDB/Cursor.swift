@@ -24,8 +24,12 @@ public struct Cursor: ~Copyable {
   public func next() throws(LMDBError) -> Bool { try move(MDB_NEXT) }
   public func previous() throws(LMDBError) -> Bool { try move(MDB_PREV) }
 
-  /// Moves to the first entry whose key is `>= key`.
-  public func seek(_ key: some LMDBBytes) throws(LMDBError) -> Bool { try position(key, MDB_SET_RANGE) }
+  /// Moves to the first entry whose key is `>= key` (the first entry for an empty key,
+  /// which LMDB itself refuses).
+  public func seek(_ key: some LMDBBytes) throws(LMDBError) -> Bool {
+    if key.withLMDBBytes({ $0.isEmpty }) { return try first() }
+    return try position(key, MDB_SET_RANGE)
+  }
 
   /// Moves to the entry whose key is exactly `key`.
   public func find(_ key: some LMDBBytes) throws(LMDBError) -> Bool { try position(key, MDB_SET_KEY) }

@@ -59,6 +59,9 @@ public final class Environment: @unchecked Sendable {
   // only changed under `gate`, which excludes every transaction of this process.
   let handle: OpaquePointer
   let gate = TransactionGate()
+  /// Held while the map is remapped, and while ``info`` reads the meta pages inside it:
+  /// that read is part of no transaction, so `gate` alone does not keep the map in place.
+  let mapLock = NSLock()
   public let path: String
   public let flags: EnvironmentFlags
 
@@ -142,15 +145,18 @@ public final class Environment: @unchecked Sendable {
   /// throws. When the map fills, the transaction is aborted, the map doubled and `body`
   /// run again: `body` must act only through the transaction.
   public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+    var full = false
     while true {
-      try growIfNearlyFull()
+      // After MDB_MAP_FULL the committed data may still look small (one transaction can
+      // outgrow the whole map), so double outright rather than trust the three-quarters rule.
+      if full { try grow() } else { try growIfNearlyFull() }
       let txn = try beginWrite()
       do {
         let result = try body(txn)
         try txn.commit()
         return result
       } catch let error as LMDBError where error == .mapFull {
-        continue  // `txn` was consumed or is aborted on drop; the loop grows the map.
+        full = true  // `txn` was consumed or is aborted on drop; the loop grows the map.
       }
     }
   }
@@ -189,6 +195,8 @@ public final class Environment: @unchecked Sendable {
 
   /// Information about the map: its size and how much of it is used.
   public var info: EnvironmentInfo {
+    mapLock.lock()
+    defer { mapLock.unlock() }
     var i = MDB_envinfo()
     _ = mdb_env_info(handle, &i)
     var s = MDB_stat()
@@ -201,6 +209,13 @@ public final class Environment: @unchecked Sendable {
   /// Grows the map to at least `bytes`. Waits until no transaction of this process is open.
   public func setMapSize(_ bytes: Int) throws(LMDBError) {
     try gate.exclusive { () throws(LMDBError) in
+      mapLock.lock()
+      defer { mapLock.unlock() }
+      // Never shrink: a writer that measured the map before another one grew it would
+      // otherwise undo that growth.
+      var i = MDB_envinfo()
+      try check(mdb_env_info(handle, &i), "mdb_env_info")
+      guard bytes > i.me_mapsize else { return }
       try check(mdb_env_set_mapsize(handle, bytes), "mdb_env_set_mapsize")
     }
   }
@@ -221,6 +236,8 @@ public final class Environment: @unchecked Sendable {
   /// Another process grew the map: adopt its size.
   func adoptNewMapSize() throws(LMDBError) {
     try gate.exclusive { () throws(LMDBError) in
+      mapLock.lock()
+      defer { mapLock.unlock() }
       try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize(0)")
     }
   }
@@ -247,6 +264,10 @@ public final class Environment: @unchecked Sendable {
 
   /// Writes a consistent copy of the environment into `directory` (which must exist and be empty).
   public func copy(to directory: String, compact: Bool = false) throws(LMDBError) {
+    // The copy reads the map in a transaction of its own: count it, so that no resize
+    // remaps the file under it.
+    try gate.enter()
+    defer { gate.leave() }
     try check(mdb_env_copy2(handle, directory, compact ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2")
   }
 }

@@ -1,0 +1,4 @@
+import EventTool
+import Foundation
+
+exit(EventTool().run(Array(CommandLine.arguments.dropFirst())))

@@ -52,7 +52,7 @@ struct CloneBadInputTests {
   func beyondLog() throws {
     let f = try Fixture()
     defer { removeDirectory(f.dir) }
-    #expect(throws: StoreError.sequenceBeyondLog(sequence: f.end + 1, last: f.end)) {
+    #expect(throws: StoreError.sequenceBeyondLog(f.end + 1, last: f.end)) {
       try f.store.clone(root: f.seed.company, asOf: f.end + 1)
     }
     try f.expectUnchanged()
@@ -150,7 +150,7 @@ struct CloneBadInputTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: existing).isEmpty)
     let out = f.dir + "/out"
     #expect(throws: StoreError.noSuchObject("#999")) { try f.store.snapshot(root: ObjectID(999), to: out) }
-    #expect(throws: StoreError.sequenceBeyondLog(sequence: f.end + 5, last: f.end)) {
+    #expect(throws: StoreError.sequenceBeyondLog(f.end + 5, last: f.end)) {
       try f.store.snapshot(asOf: f.end + 5, to: out, withHistory: true)
     }
     #expect(throws: StoreError.unknownProperty(entity: "Company", property: "bogus")) {

@@ -225,7 +225,8 @@ enum RandomGraph {
     for i in entities.indices {
       for a in 0..<int(&rng, 1..<4) {
         entities[i].attributes.append(
-          AttributeDescription(name: "a\(i)_\(a)", type: types[int(&rng, 0..<types.count)], isOptional: true))
+          AttributeDescription(
+            name: "a\(i)_\(a)", type: types[int(&rng, 0..<types.count)], isOptional: true, isIndexed: chance(&rng, 30)))
       }
     }
     let rules: [DeleteRule] = [.nullify, .cascade, .noAction, .nullify, .deny]

@@ -337,3 +337,51 @@ struct StoreTests {
     #expect(try store.verify().isOK)
   }
 }
+
+@Suite("Opening stores")
+struct OpeningTests {
+  @Test("a second store object on the same directory in one process is refused")
+  func secondHandle() throws {
+    let (store, dir) = try makeStore(try Fixtures.addressBookV2())
+    defer { removeDirectory(dir) }
+    #expect {
+      _ = try EventStore(path: store.path)
+    } throws: { error in
+      guard case StoreError.alreadyOpen = error else { return false }
+      return true
+    }
+    // Through another spelling of the same path, too.
+    #expect(throws: StoreError.self) { _ = try EventStore(path: store.path + "/../store") }
+  }
+
+  @Test("a store written by a newer format is refused with the versions named")
+  func newerFormat() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/s"
+    _ = try EventStore.create(at: path, model: try Fixtures.addressBookV1())
+    do {
+      let env = try Environment(path: path, options: EnvironmentOptions(maxDatabases: 64))
+      let meta = try #require(try env.openDatabase("meta", create: false))
+      _ = try env.write { txn in try txn.put(meta, key: "format", value: "99") }
+    }
+    #expect {
+      _ = try EventStore(path: path)
+    } throws: { error in
+      guard case StoreError.newerFormat(_, let found, let supported) = error else { return false }
+      return found == 99 && supported == EventStore.formatVersion
+    }
+  }
+
+  @Test("a read-only store refuses writes with a clear error")
+  func readOnly() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/s"
+    _ = try EventStore.create(at: path, model: try Fixtures.addressBookV1())
+    let store = try EventStore(path: path, options: StoreOptions(readOnly: true))
+    #expect(throws: StoreError.readOnly(path: path)) {
+      try store.write { tx in _ = try tx.insert("AddressBook") }
+    }
+  }
+}

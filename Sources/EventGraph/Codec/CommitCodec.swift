@@ -12,13 +12,13 @@ import Foundation
 /// varint  event count, then the events
 /// u32 LE  CRC-32C of every byte before it
 /// ```
-enum CommitCodec {
+package enum CommitCodec {
   static let format: UInt8 = 1
 
   enum EventTag: UInt8 { case insert = 1, set, link, unlink, delete }
   enum MetadataTag: UInt64 { case author = 1, correlationID, idempotencyKey, sourceCommit, clonedFrom, extra }
 
-  static func encode(_ c: Commit) -> [UInt8] {
+  package static func encode(_ c: Commit) -> [UInt8] {
     var w = BinaryWriter(capacity: 32 + c.events.count * 24)
     w.byte(format)
     w.varint(c.number)
@@ -33,8 +33,10 @@ enum CommitCodec {
     return w.bytes
   }
 
+  /// A time in whole milliseconds, rounded to the nearest, so that a decoded time
+  /// (milliseconds / 1000 as a Double) encodes back to the same number.
   static func milliseconds(_ d: Date) -> Int64 {
-    let ms = (d.timeIntervalSince1970 * 1000).rounded(.down)
+    let ms = (d.timeIntervalSince1970 * 1000).rounded()
     return ms.isFinite ? Int64(clamping: Int(exactly: ms) ?? 0) : 0
   }
 
@@ -115,7 +117,7 @@ enum CommitCodec {
   /// Decodes a commit record, checking its checksum first.
   ///
   /// - Parameter context: names the record in errors ("log entry 12").
-  static func decode(_ bytes: UnsafeRawBufferPointer, context: String, verifyChecksum: Bool = true)
+  package static func decode(_ bytes: UnsafeRawBufferPointer, context: String, verifyChecksum: Bool = true)
     throws(CorruptionError) -> Commit
   {
     do throws(CorruptionError) {

@@ -2,7 +2,7 @@ import LMDB
 
 /// A key of the projection databases: fixed-width big-endian fields, so that `memcmp`
 /// order is numeric order, built without allocating (at most 24 bytes, inline).
-struct StoreKey: LMDBBytes {
+package struct StoreKey: LMDBBytes {
   private var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)
   private(set) var count = 0
 
@@ -17,29 +17,29 @@ struct StoreKey: LMDBBytes {
     count += width
   }
 
-  mutating func u64(_ v: UInt64) { append(v, width: 8) }
-  mutating func u32(_ v: UInt32) { append(UInt64(v), width: 4) }
-  mutating func u16(_ v: UInt16) { append(UInt64(v), width: 2) }
+  package mutating func u64(_ v: UInt64) { append(v, width: 8) }
+  package mutating func u32(_ v: UInt32) { append(UInt64(v), width: 4) }
+  package mutating func u16(_ v: UInt16) { append(UInt64(v), width: 2) }
 
-  func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+  package func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     var copy = storage
     // SAFETY: `copy` is a local that outlives the call; `count <= 24`.
     return try withUnsafeBytes(of: &copy) { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
   }
 
-  var bytes: [UInt8] { withLMDBBytes { [UInt8]($0) } }
+  package var bytes: [UInt8] { withLMDBBytes { [UInt8]($0) } }
 
   // MARK: - The keys of each database (Docs/store-layout.md)
 
   /// `objects`, `identities`: object.
-  static func object(_ o: ObjectID) -> StoreKey {
+  package static func object(_ o: ObjectID) -> StoreKey {
     var k = StoreKey()
     k.u64(o.rawValue)
     return k
   }
 
   /// `links`: object, relationship (high bit set for a reverse entry).
-  static func links(_ o: ObjectID, _ rel: UInt16) -> StoreKey {
+  package static func links(_ o: ObjectID, _ rel: UInt16) -> StoreKey {
     var k = StoreKey()
     k.u64(o.rawValue)
     k.u16(rel)
@@ -47,35 +47,35 @@ struct StoreKey: LMDBBytes {
   }
 
   /// `links`, unordered: object, relationship, target → ∅.
-  static func link(_ o: ObjectID, _ rel: UInt16, target: ObjectID) -> StoreKey {
+  package static func link(_ o: ObjectID, _ rel: UInt16, target: ObjectID) -> StoreKey {
     var k = links(o, rel)
     k.u64(target.rawValue)
     return k
   }
 
   /// `links`, ordered: object, relationship, position → target.
-  static func link(_ o: ObjectID, _ rel: UInt16, position: Int) -> StoreKey {
+  package static func link(_ o: ObjectID, _ rel: UInt16, position: Int) -> StoreKey {
     var k = links(o, rel)
     k.u32(UInt32(truncatingIfNeeded: position))
     return k
   }
 
   /// `entities`: entity, object → ∅.
-  static func entity(_ e: EntityID, _ o: ObjectID) -> StoreKey {
+  package static func entity(_ e: EntityID, _ o: ObjectID) -> StoreKey {
     var k = StoreKey()
     k.u16(e.rawValue)
     k.u64(o.rawValue)
     return k
   }
 
-  static func entityPrefix(_ e: EntityID) -> StoreKey {
+  package static func entityPrefix(_ e: EntityID) -> StoreKey {
     var k = StoreKey()
     k.u16(e.rawValue)
     return k
   }
 
   /// `history`: object, first sequence of a commit that touched it → ∅.
-  static func history(_ o: ObjectID, _ sequence: UInt64) -> StoreKey {
+  package static func history(_ o: ObjectID, _ sequence: UInt64) -> StoreKey {
     var k = StoreKey()
     k.u64(o.rawValue)
     k.u64(sequence)
@@ -83,7 +83,7 @@ struct StoreKey: LMDBBytes {
   }
 
   /// `log`: first sequence of the commit.
-  static func sequence(_ s: UInt64) -> StoreKey {
+  package static func sequence(_ s: UInt64) -> StoreKey {
     var k = StoreKey()
     k.u64(s)
     return k
@@ -91,20 +91,20 @@ struct StoreKey: LMDBBytes {
 }
 
 /// Reading big-endian fields back out of a stored key.
-enum KeyField {
-  static func u64(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
+package enum KeyField {
+  package static func u64(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
     guard offset + 8 <= b.count else { return nil }
     var v: UInt64 = 0
     for i in 0..<8 { v = v << 8 | UInt64(b[offset + i]) }
     return v
   }
 
-  static func u16(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt16? {
+  package static func u16(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt16? {
     guard offset + 2 <= b.count else { return nil }
     return UInt16(b[offset]) << 8 | UInt16(b[offset + 1])
   }
 
-  static func u32(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt32? {
+  package static func u32(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt32? {
     guard offset + 4 <= b.count else { return nil }
     var v: UInt32 = 0
     for i in 0..<4 { v = v << 8 | UInt32(b[offset + i]) }
@@ -112,7 +112,7 @@ enum KeyField {
   }
 
   /// Whether `b` starts with the bytes of `prefix`.
-  static func hasPrefix(_ b: UnsafeRawBufferPointer, _ prefix: StoreKey) -> Bool {
+  package static func hasPrefix(_ b: UnsafeRawBufferPointer, _ prefix: StoreKey) -> Bool {
     prefix.withLMDBBytes { p in b.count >= p.count && memcmpEqual(b, p) }
   }
 

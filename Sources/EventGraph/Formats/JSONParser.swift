@@ -282,19 +282,21 @@ struct JSONParser {
     case 0xD800...0xDBFF:
       let lowStart = index
       guard peek() == Byte.backslash, index + 1 < end, bytes[index + 1] == Byte.lowercaseU else {
-        throw failure(
+        throw error(
           "lone surrogate \\u\(Self.hex(unit)): expected a low surrogate escape (\\uDC00-\\uDFFF) to follow",
           at: escapeStart)
       }
       index += 2
       let low = try parseHex4()
       guard (0xDC00...0xDFFF).contains(low) else {
-        throw failure(
-          "expected a low surrogate (\\uDC00-\\uDFFF) after \\u\(Self.hex(unit)), found \\u\(Self.hex(low))", at: lowStart)
+        throw error(
+          "expected a low surrogate (\\uDC00-\\uDFFF) after \\u\(Self.hex(unit)), found \\u\(Self.hex(low))",
+          at: lowStart)
       }
       value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
     case 0xDC00...0xDFFF:
-      throw failure("lone surrogate \\u\(Self.hex(unit)): a low surrogate must follow a high surrogate", at: escapeStart)
+      throw error(
+        "lone surrogate \\u\(Self.hex(unit)): a low surrogate must follow a high surrogate", at: escapeStart)
     default:
       break
     }
@@ -427,7 +429,7 @@ struct JSONParser {
     }
     let text = String(decoding: bytes[numberStart..<index], as: UTF8.self)
     guard let value = Double(text), value.isFinite else {
-      throw failure("number \(text) is out of the range of a double", at: numberStart)
+      throw error("number \(text) is out of the range of a double", at: numberStart)
     }
     return .double(value)
   }

@@ -82,7 +82,9 @@ public struct PropertyID: RawRepresentable, Sendable, Hashable, Comparable {
 }
 
 /// An entity of a checked model, with its inherited properties resolved.
-public struct Entity: Sendable, Hashable {
+///
+/// A class, so that handing an entity around on the hot path costs one reference count.
+public final class Entity: Sendable, Hashable {
   public let id: EntityID
   public let name: String
   public let parent: EntityID?
@@ -92,10 +94,48 @@ public struct Entity: Sendable, Hashable {
   public let properties: [Property]
   /// The description as written (own properties only).
   public let description: EntityDescription
+  /// The type of each attribute by ``PropertyID`` (`nil` for relationships), for the hot path.
+  public let attributeTypes: [AttributeType?]
+  /// Whether each property is an indexed attribute, by ``PropertyID``.
+  public let indexed: [Bool]
+  /// Whether any attribute of the entity is indexed.
+  public let hasIndexes: Bool
+  private let index: [String: PropertyID]
+
+  init(
+    id: EntityID, name: String, parent: EntityID?, isAbstract: Bool, renamingIdentifier: String?,
+    properties: [Property], description: EntityDescription
+  ) {
+    self.id = id
+    self.name = name
+    self.parent = parent
+    self.isAbstract = isAbstract
+    self.renamingIdentifier = renamingIdentifier
+    self.properties = properties
+    self.description = description
+    var index: [String: PropertyID] = [:]
+    for p in properties { index[p.name] = p.id }
+    self.index = index
+    self.attributeTypes = properties.map { if case .attribute(let a) = $0.kind { a.type } else { nil } }
+    self.indexed = properties.map { if case .attribute(let a) = $0.kind { a.isIndexed } else { false } }
+    self.hasIndexes = indexed.contains(true)
+  }
+
+  public static func == (a: Entity, b: Entity) -> Bool {
+    a.id == b.id && a.parent == b.parent && a.properties == b.properties && a.description == b.description
+  }
+
+  public func hash(into h: inout Hasher) {
+    h.combine(id)
+    h.combine(description)
+  }
+
+  /// The ID of the property with this name.
+  public func propertyID(named name: String) -> PropertyID? { index[name] }
 
   /// The property with this name (inherited or own).
   public func property(named name: String) -> Property? {
-    properties.first { $0.name == name }
+    index[name].map { properties[Int($0.rawValue)] }
   }
 
   /// The property with this ID.

@@ -41,6 +41,11 @@ public struct ObjectVersion: Sendable, Hashable {
         }
       }
     }
+    // The projection keeps unordered relationships in identity order; so does a version.
+    if var v = version, let e = model.entity(v.state.entity) {
+      for r in e.relationships where !r.isOrdered { v.relationships[r.id]?.sort() }
+      version = v
+    }
     return version
   }
 

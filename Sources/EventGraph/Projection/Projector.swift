@@ -8,19 +8,22 @@ import LMDB
 /// to-one) is a ``StoreError/corrupt(_:)`` during replay; the write API never emits one.
 ///
 /// Object records are cached for the commit and written once by ``flush(commitSequence:)``.
-final class Projector {
-  let txn: WriteHandle
-  let dbs: StoreDatabases
-  let model: Model
-  var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
+package final class Projector {
+  package let txn: WriteHandle
+  package let dbs: StoreDatabases
+  package let model: Model
+  package var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
 
   /// Objects loaded or changed in this commit; `nil` marks one deleted in it.
   private var cache: [ObjectID: ObjectState?] = [:]
+  /// The object being changed now, authoritative over `cache`: runs of events on one
+  /// object (an insert and its sets) change it in place, with no hashing per event.
+  private var hot: ObjectState?
   private var dirty: Set<ObjectID> = []
   /// Objects whose history gets this commit.
   private(set) var touched: Set<ObjectID> = []
 
-  init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
+  package init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
     self.txn = txn
     self.dbs = dbs
     self.model = model
@@ -28,24 +31,45 @@ final class Projector {
 
   // MARK: - State as of the events applied so far
 
-  func state(_ o: ObjectID) throws -> ObjectState? {
+  package func state(_ o: ObjectID) throws -> ObjectState? {
+    if let h = hot, h.id == o { return h }
     if let cached = cache[o] { return cached }
     let s = try reader.object(o)
     cache[o] = .some(s)
     return s
   }
 
-  func requireState(_ o: ObjectID) throws -> ObjectState {
+  /// Makes `o` the hot object (loading it), so that it can be changed in place.
+  private func makeHot(_ o: ObjectID) throws {
+    if hot?.id == o { return }
+    park()
+    let loaded = try cache.removeValue(forKey: o) ?? reader.object(o)
+    guard let loaded else {
+      cache[o] = .some(nil)
+      throw StoreError.noSuchObject(reader.display(o))
+    }
+    hot = loaded
+    dirty.insert(o)
+    touched.insert(o)
+  }
+
+  /// Puts the hot object back into the cache.
+  private func park() {
+    if let h = hot { cache[h.id] = .some(h) }
+    hot = nil
+  }
+
+  package func requireState(_ o: ObjectID) throws -> ObjectState {
     guard let s = try state(o) else { throw StoreError.noSuchObject(reader.display(o)) }
     return s
   }
 
-  func entity(_ id: EntityID) throws -> Entity {
+  package func entity(_ id: EntityID) throws -> Entity {
     guard let e = model.entity(id) else { throw StoreError.corrupt("unknown entity id \(id.rawValue)") }
     return e
   }
 
-  func relationship(of o: ObjectState, _ rel: PropertyID) throws -> Relationship {
+  package func relationship(of o: ObjectState, _ rel: PropertyID) throws -> Relationship {
     let e = try entity(o.entity)
     guard case .relationship(let r)? = e.property(rel)?.kind else {
       throw StoreError.corrupt("\(e.name) has no relationship \(rel.rawValue)")
@@ -55,7 +79,7 @@ final class Projector {
 
   // MARK: - Applying events
 
-  func apply(_ event: Event) throws {
+  package func apply(_ event: Event) throws {
     switch event {
     case .insert(let o, let entityID):
       let e = try entity(entityID)
@@ -64,23 +88,30 @@ final class Projector {
       }
       try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: [])
       try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
-      cache[o] = .some(ObjectState(id: o, entity: entityID, propertyCount: e.properties.count))
+      park()
+      hot = ObjectState(id: o, entity: entityID, propertyCount: e.properties.count)
       dirty.insert(o)
       touched.insert(o)
 
     case .set(let o, let attribute, let value):
-      var s = try requireState(o)
-      let e = try entity(s.entity)
-      guard case .attribute(let a)? = e.property(attribute)?.kind else {
+      try makeHot(o)
+      let e = try entity(hot?.entity ?? EntityID(rawValue: .max))
+      let i = Int(attribute.rawValue)
+      guard i < e.attributeTypes.count, let type = e.attributeTypes[i] else {
         throw StoreError.corrupt("\(e.name)/\(o.rawValue): no attribute \(attribute.rawValue)")
       }
-      if let value, value.type != a.type {
-        throw StoreError.corrupt("\(e.name)/\(o.rawValue).\(a.name): stored \(value.type.rawValue), expected \(a.type.rawValue)")
+      if let value, value.type != type {
+        throw StoreError.corrupt("\(e.name)/\(o.rawValue).#\(i): stored \(value.type.rawValue), expected \(type.rawValue)")
       }
-      s.set(attribute, value)
-      cache[o] = .some(s)
-      dirty.insert(o)
-      touched.insert(o)
+      if e.indexed[i], let entityID = hot?.entity {
+        if let old = hot?[attribute] {
+          try txn.delete(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: old, object: o))
+        }
+        if let value {
+          try txn.put(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: value, object: o), value: [UInt8]())
+        }
+      }
+      hot?.set(attribute, value)  // in place: `hot` owns its values uniquely
 
     case .link(let o, let relID, let t, let position):
       let s = try requireState(o)
@@ -118,6 +149,13 @@ final class Projector {
       }
       try txn.delete(dbs.objects, key: StoreKey.object(o))
       try txn.delete(dbs.entities, key: StoreKey.entity(s.entity, o))
+      if let e = model.entity(s.entity), e.hasIndexes {
+        for (i, isIndexed) in e.indexed.enumerated() where isIndexed {
+          let a = PropertyID(rawValue: UInt16(i))
+          if let v = s[a] { try txn.delete(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: o)) }
+        }
+      }
+      if hot?.id == o { hot = nil }
       cache[o] = .some(nil)
       dirty.remove(o)
       touched.insert(o)
@@ -175,13 +213,20 @@ final class Projector {
   // MARK: - End of a commit
 
   /// Writes the changed object records and one history entry per touched object.
-  func flush(commitSequence: UInt64) throws {
+  package func flush(commitSequence: UInt64) throws {
     try recordHistory(commitSequence: commitSequence)
     try writeObjects()
   }
 
+  /// Forgets which objects were touched, writing no history (a scratch projection).
+  package func forgetTouched() {
+    park()
+    touched.removeAll(keepingCapacity: true)
+  }
+
   /// Writes one history entry per object touched since the last call.
-  func recordHistory(commitSequence: UInt64) throws {
+  package func recordHistory(commitSequence: UInt64) throws {
+    park()  // the next commit that changes the hot object must mark it touched again
     for o in touched {
       try txn.put(dbs.history, key: StoreKey.history(o, commitSequence), value: [UInt8]())
     }
@@ -190,7 +235,8 @@ final class Projector {
 
   /// Writes the object records changed since the last call (a replay calls this once per
   /// batch of commits, so an object changed by many commits is written once).
-  func writeObjects() throws {
+  package func writeObjects() throws {
+    park()
     for o in dirty.sorted() {
       guard let s = cache[o] ?? nil else { continue }
       try txn.put(dbs.objects, key: StoreKey.object(o), value: s.encoded())
@@ -200,7 +246,8 @@ final class Projector {
   }
 
   /// Forgets cached state (after the transaction it came from was rolled back).
-  func reset() {
+  package func reset() {
+    hot = nil
     cache.removeAll()
     dirty.removeAll()
     touched.removeAll()

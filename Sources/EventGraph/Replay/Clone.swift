@@ -60,7 +60,7 @@ extension EventStore {
   /// - Returns: the new root, the identity map, and the commit.
   /// - Throws: nothing is written when the call throws.
   ///   ``StoreError/noSuchObject(_:)`` (unknown root), ``StoreError/deletedObject(_:asOf:)``,
-  ///   ``StoreError/sequenceBeyondLog(sequence:last:)``,
+  ///   ``StoreError/sequenceBeyondLog(_:last:)``,
   ///   ``StoreError/modelMismatch(source:target:)``, an unknown name in `policy` or
   ///   `overrides` (``StoreError/unknownProperty(entity:property:)`` and its kin, naming
   ///   the entity and the name), ``StoreError/referenceWouldMove(object:relationship:target:inverse:)``,

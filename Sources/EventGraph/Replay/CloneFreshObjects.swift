@@ -11,6 +11,11 @@ import LMDB
 /// once, in key order, appended where the keys of new identities sort after every
 /// existing key. The log still receives the events, and replaying them gives these
 /// records byte for byte: `verify` checks that in the tests, on random graphs too.
+///
+/// This mirrors what ``Projector`` writes for inserts, sets and links (objects,
+/// identities, entities, history, links on both sides, attribute indexes): a change to
+/// the projection's layout must be made here too, and the clone tests' `verify` fails
+/// until it is.
 struct FreshObjects {
   /// An entry that lands on an existing object: the inverse of a link, or the reverse
   /// entry of a one-way relationship (high bit set), in the order the events make them.
@@ -115,6 +120,15 @@ struct FreshObjects {
     for s in states.sorted(by: { ($0.entity, $0.id) < ($1.entity, $1.id) }) {
       try txn.put(dbs.entities, key: StoreKey.entity(s.entity, s.id), value: none)
     }
+    // Indexed attributes: one entry per value, as the projector keeps them.
+    let indexed = model.entities.map { $0.hasIndexes ? $0.indexed : [] }
+    for s in states where !indexed[Int(s.entity.rawValue)].isEmpty {
+      for (i, isIndexed) in indexed[Int(s.entity.rawValue)].enumerated() where isIndexed {
+        let a = PropertyID(rawValue: UInt16(i))
+        guard let v = s[a] else { continue }
+        try txn.put(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: s.id), value: none)
+      }
+    }
     try writeOutside(reader, sequence: sequence)
   }
 
@@ -189,8 +203,9 @@ extension EventStore {
   /// Runs `build` in a write transaction of its own and appends, as one commit, the
   /// events it returns, whose records it has computed in a ``FreshObjects``.
   ///
-  /// The same steps as ``write(metadata:_:)``: refused while a rebuild is unfinished,
-  /// rules of the model checked, the whole redone in a bigger map when the map is full.
+  /// The same steps as ``write(metadata:_:)``: refused while a rebuild is unfinished or
+  /// when another handle changed the active model version, rules of the model checked,
+  /// the whole redone in a bigger map when the map is full.
   func writeFresh<R>(
     metadata: CommitMetadata,
     _ build: (GraphReader<WriteHandle>) throws -> (value: R, events: [Event], fresh: FreshObjects)
@@ -201,6 +216,10 @@ extension EventStore {
       let txn = try env.beginWrite()
       if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
         throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
+      }
+      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+      guard active == model.version else {
+        throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
       }
       do {
         let reader = GraphReader(txn: txn.handle, dbs: dbs, model: model)

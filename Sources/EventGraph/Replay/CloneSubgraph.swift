@@ -125,11 +125,11 @@ struct IdentityTable: Sendable {
 extension VersionReader {
   /// The sequence to read at: `nil` (now) when `asOf` is absent or is the end of the log.
   ///
-  /// - Throws: ``StoreError/sequenceBeyondLog(sequence:last:)``.
+  /// - Throws: ``StoreError/sequenceBeyondLog(_:last:)``.
   static func resolve(_ asOf: UInt64?, reader: GraphReader<T>) throws -> UInt64? {
     guard let asOf else { return nil }
     let last = try reader.logEnd().sequence
-    guard asOf <= last else { throw StoreError.sequenceBeyondLog(sequence: asOf, last: last) }
+    guard asOf <= last else { throw StoreError.sequenceBeyondLog(asOf, last: last) }
     return asOf == last ? nil : asOf
   }
 

@@ -79,6 +79,11 @@ struct VersionReader<T: TransactionReading> {
         }
       }
     }
+    // The projection keeps unordered relationships in identity order; so does a version.
+    if var v = version, let e = model.entity(v.state.entity) {
+      for r in e.relationships where !r.isOrdered { v.relationships[r.id]?.sort() }
+      version = v
+    }
     return version
   }
 

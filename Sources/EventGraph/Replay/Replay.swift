@@ -2,7 +2,7 @@ import LMDB
 
 /// Rebuilding projections by replaying the log, the law every projection obeys:
 /// replaying the log from the start gives exactly the stored projection.
-enum Replay {
+package enum Replay {
   /// Events per LMDB write transaction during a replay: LMDB can dirty about 2^17 pages
   /// in one transaction before it spills, so long logs are replayed in batches.
   static let batchEvents = 250_000
@@ -17,7 +17,7 @@ enum Replay {
   }
 
   /// Checks a log entry's place in the log: its key, number and sequence follow the previous.
-  static func checkOrder(_ c: Commit, key: UInt64, previous: (commit: UInt64, sequence: UInt64)) throws {
+  package static func checkOrder(_ c: Commit, key: UInt64, previous: (commit: UInt64, sequence: UInt64)) throws {
     guard c.firstSequence == key else {
       throw StoreError.corrupt("log entry \(key) holds a commit starting at sequence \(c.firstSequence)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+import Synchronization
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {
@@ -54,14 +55,17 @@ public final class EventStore: Sendable {
   /// The store format this version writes and reads.
   public static let formatVersion = 1
 
-  let env: Environment
-  let dbs: StoreDatabases
+  package let env: Environment
+  package let dbs: StoreDatabases
   /// The active model: the one commits are checked against and written in.
   public let model: Model
   public let path: String
   public let options: StoreOptions
   /// The store's unique identity, made when it was created.
   public let storeID: String
+  private let registryKey: String
+
+  deinit { OpenStores.release(registryKey) }
 
   // MARK: - Creating and opening
 
@@ -78,15 +82,18 @@ public final class EventStore: Sendable {
     } else {
       try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
-    let env = try Environment(path: path, options: environmentOptions(options))
-    guard let dbs = try StoreDatabases.open(env, version: model.version, create: true) else {
-      throw StoreError.notAStore(path: path, detail: "cannot create its databases")
-    }
-    try env.write { txn in
-      try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
-      try txn.put(dbs.meta, key: MetaKey.storeID, value: UUID().uuidString)
-      try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
-      try txn.put(dbs.models, key: BigEndianKey(UInt64(model.version)), value: Array(model.json.serialized().utf8))
+    // Scoped, so this first handle is closed before the store opens its own.
+    do {
+      let env = try Environment(path: path, options: environmentOptions(options))
+      guard let dbs = try StoreDatabases.open(env, version: model.version, create: true) else {
+        throw StoreError.notAStore(path: path, detail: "cannot create its databases")
+      }
+      try env.write { txn in
+        try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
+        try txn.put(dbs.meta, key: MetaKey.storeID, value: UUID().uuidString)
+        try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
+        try txn.put(dbs.models, key: BigEndianKey(UInt64(model.version)), value: Array(model.json.serialized().utf8))
+      }
     }
     return try EventStore(path: path, options: options)
   }
@@ -98,6 +105,12 @@ public final class EventStore: Sendable {
     guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
       throw StoreError.notAStore(path: path, detail: "no data.mdb in it")
     }
+    // LMDB must not open one environment twice in a process: closing the second would
+    // drop the first one's locks.
+    let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+    guard OpenStores.claim(key) else { throw StoreError.alreadyOpen(path: path) }
+    var claimed = true
+    defer { if claimed { OpenStores.release(key) } }
     let env: Environment
     do {
       env = try Environment(path: path, options: Self.environmentOptions(options))
@@ -121,6 +134,8 @@ public final class EventStore: Sendable {
       throw StoreError.notAStore(path: path, detail: "model version \(active) is missing")
     }
     self.model = try Model(json: doc, file: "\(path) (stored model v\(active))")
+    self.registryKey = key
+    claimed = false
     self.env = env
     self.dbs = dbs
     self.path = path
@@ -166,7 +181,13 @@ public final class EventStore: Sendable {
       if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
         throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
       }
-      let tx = Transaction(store: self, handle: txn.handle, metadata: metadata)
+      // Another handle (or process) may have upcast or rolled back the store since this
+      // one was opened: commits must be written in the active version.
+      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+      guard active == model.version else {
+        throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
+      }
+      let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
       do {
         defer { tx.isOpen = false }
         let value = try body(tx)
@@ -181,4 +202,12 @@ public final class EventStore: Sendable {
 
   /// Forces commits made with ``StoreOptions/Durability/relaxed`` to disk.
   public func flush() throws { try env.sync(force: true) }
+}
+
+/// The stores open in this process, by resolved path.
+enum OpenStores {
+  private static let paths = Mutex<Set<String>>([])
+
+  static func claim(_ path: String) -> Bool { paths.withLock { $0.insert(path).inserted } }
+  static func release(_ path: String) { _ = paths.withLock { $0.remove(path) } }
 }

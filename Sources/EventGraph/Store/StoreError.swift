@@ -29,10 +29,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case readOnly(path: String)
   /// The model version asked for is not in the store.
   case unknownModelVersion(Int)
+  /// The store is already open in this process (LMDB allows one handle per process).
+  case alreadyOpen(path: String)
+  /// The store's active model version changed (an upcast or rollback) since it was opened.
+  case versionChanged(path: String, opened: Int, active: Int)
+  /// A sequence past the end of the log.
+  case sequenceBeyondLog(UInt64, last: UInt64)
   /// The object was deleted (or, with a sequence, did not exist as of that sequence).
   case deletedObject(String, asOf: UInt64?)
-  /// A sequence after the last event of the log.
-  case sequenceBeyondLog(sequence: UInt64, last: UInt64)
   /// Two stores that must share a model do not (a clone across stores).
   case modelMismatch(source: String, target: String)
   /// A clone's `reference` would move the target away from the original, because the
@@ -64,9 +68,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .transactionEnded: "the transaction was used after its write closure returned"
     case .readOnly(let p): "\(p) is open read-only"
     case .unknownModelVersion(let v): "the store has no model version \(v)"
+    case .alreadyOpen(let p): "\(p) is already open in this process: share the one EventStore object"
+    case .versionChanged(let p, let o, let a):
+      "\(p) was opened at model version \(o) but is now at version \(a): open it again"
+    case .sequenceBeyondLog(let s, let last): "sequence \(s) is beyond the end of the log (last is \(last))"
     case .deletedObject(let o, nil): "\(o) was deleted"
     case .deletedObject(let o, let s?): "\(o) did not exist as of sequence \(s) (created later or deleted by then)"
-    case .sequenceBeyondLog(let s, let last): "sequence \(s) is beyond the end of the log (last sequence \(last))"
     case .modelMismatch(let s, let t): "the stores have different models: \(s) here, \(t) in the target"
     case .referenceWouldMove(let o, let r, let t, let i):
       "\(o).\(r): referencing \(t) from the copy would take it from the original (its inverse '\(i)' is to-one); copy it deep or skip it"

@@ -1,56 +1,69 @@
 import LMDB
 
 /// The named LMDB databases of a store (Docs/store-layout.md).
-struct StoreDatabases: Sendable {
+///
+/// `meta` and `models` are shared; the log and every projection belong to one model
+/// version (`log.v2`, `objects.v2`, …), so that an upcast can build the next version's
+/// log and projections beside the current ones and switch in one atomic step, and a
+/// rollback is a switch back. A `prefix` names scratch copies (an upcast's source state).
+package struct StoreDatabases: Sendable {
   /// name → UTF-8 value: format, store ID, active model version.
-  let meta: Database
+  package let meta: Database
   /// model version (u32 BE) → model document (JSON).
-  let models: Database
-  /// first sequence (u64 BE) → commit record, for the active model version.
-  let log: Database
+  package let models: Database
+  /// first sequence (u64 BE) → commit record.
+  package let log: Database
   /// object → entity and attribute values.
-  let objects: Database
+  package let objects: Database
   /// object → entity (u16 BE), kept after a delete, so identities are never reused.
-  let identities: Database
+  package let identities: Database
   /// (object, relationship[, position or target]) → target or ∅: both sides of every link.
-  let links: Database
+  package let links: Database
   /// (entity, object) → ∅.
-  let entities: Database
+  package let entities: Database
   /// (object, first sequence of a commit that touched it) → ∅.
-  let history: Database
+  package let history: Database
   /// idempotency key → first sequence of the commit that carried it.
-  let dedupe: Database
+  package let dedupe: Database
+  /// (entity, attribute, order-preserving value, object) → ∅, for `indexed` attributes.
+  package let index: Database
+  package let version: Int
+  package let prefix: String
 
-  static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe"]
+  static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index"]
 
-  static func logName(version: Int) -> String { "log.v\(version)" }
+  package static func name(_ base: String, version: Int, prefix: String = "") -> String { "\(prefix)\(base).v\(version)" }
 
-  /// Opens (creating when `create`) the databases for `version`'s log.
-  static func open(_ env: Environment, version: Int, create: Bool) throws(LMDBError) -> StoreDatabases? {
+  /// Opens (creating when `create`) the databases of `version`.
+  package static func open(_ env: Environment, version: Int, prefix: String = "", create: Bool) throws(LMDBError)
+    -> StoreDatabases?
+  {
     func db(_ name: String) throws(LMDBError) -> Database? { try env.openDatabase(name, create: create) }
-    guard let meta = try db("meta"), let models = try db("models"), let log = try db(logName(version: version)),
-      let objects = try db("objects"), let identities = try db("identities"), let links = try db("links"),
-      let entities = try db("entities"), let history = try db("history"), let dedupe = try db("dedupe")
+    func versioned(_ base: String) throws(LMDBError) -> Database? { try db(name(base, version: version, prefix: prefix)) }
+    guard let meta = try db("meta"), let models = try db("models"), let log = try versioned("log"),
+      let objects = try versioned("objects"), let identities = try versioned("identities"),
+      let links = try versioned("links"), let entities = try versioned("entities"),
+      let history = try versioned("history"), let dedupe = try versioned("dedupe"), let index = try versioned("index")
     else { return nil }
     return StoreDatabases(
       meta: meta, models: models, log: log, objects: objects, identities: identities, links: links,
-      entities: entities, history: history, dedupe: dedupe)
+      entities: entities, history: history, dedupe: dedupe, index: index, version: version, prefix: prefix)
   }
 
   /// The projection databases, in a fixed order (rebuild and verify walk them).
-  var projections: [(name: String, db: Database)] {
+  package var projections: [(name: String, db: Database)] {
     [
       ("objects", objects), ("identities", identities), ("links", links), ("entities", entities),
-      ("history", history), ("dedupe", dedupe),
+      ("history", history), ("dedupe", dedupe), ("index", index),
     ]
   }
 }
 
 /// Keys of the `meta` database.
-enum MetaKey {
-  static let format = "format"
-  static let storeID = "storeID"
-  static let activeVersion = "activeVersion"
+package enum MetaKey {
+  package static let format = "format"
+  package static let storeID = "storeID"
+  package static let activeVersion = "activeVersion"
   /// Present while a rebuild is under way; a store left with it needs a rebuild.
-  static let rebuilding = "rebuilding"
+  package static let rebuilding = "rebuilding"
 }

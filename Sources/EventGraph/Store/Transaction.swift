@@ -9,7 +9,6 @@ import LMDB
 /// unlinks it from the first (an explicit `unlink` event). Delete rules run in ``delete(_:)``;
 /// required values and counts are checked when the closure returns.
 public final class Transaction: GraphReading {
-  let store: EventStore
   let projector: Projector
   public private(set) var events: [Event] = []
   /// The commit's metadata; the closure may fill it in.
@@ -17,13 +16,22 @@ public final class Transaction: GraphReading {
   var isOpen = true
   private var nextObject: UInt64?
 
-  init(store: EventStore, handle: WriteHandle, metadata: CommitMetadata) {
-    self.store = store
-    self.projector = Projector(txn: handle, dbs: store.dbs, model: store.model)
+  /// The commit's time; `nil` stamps it with the time of commit. An upcast keeps the
+  /// source commit's time.
+  package var commitTime: Date?
+  /// Identities to give the next inserts, in order, before counting on from the last one
+  /// (an upcast keeps the identities of objects mapped one to one).
+  package var nextIdentities: [ObjectID] = []
+  /// Whether `finish` appends a log entry; an intermediate step of an upcast chain keeps
+  /// only the projection (the next step's source state).
+  package var writesLog = true
+
+  package init(model: Model, dbs: StoreDatabases, handle: WriteHandle, metadata: CommitMetadata) {
+    self.projector = Projector(txn: handle, dbs: dbs, model: model)
     self.metadata = metadata
   }
 
-  public var model: Model { store.model }
+  public var model: Model { projector.model }
 
   private func checkOpen() throws {
     if !isOpen { throw StoreError.transactionEnded }
@@ -64,24 +72,33 @@ public final class Transaction: GraphReading {
   /// - Returns: the new object's identity.
   @discardableResult
   public func insert(_ entityName: String) throws -> ObjectID {
+    try insert(entityName, defaultsExcept: [])
+  }
+
+  /// Inserts a new object, setting the defaults of every attribute but `given` (which the
+  /// caller sets next, so the log holds no default that is overwritten at once).
+  package func insert(_ entityName: String, defaultsExcept given: Set<String>) throws -> ObjectID {
     try checkOpen()
     guard let e = model.entity(named: entityName) else { throw StoreError.unknownEntity(entityName) }
     guard !e.isAbstract else { throw StoreError.abstractEntity(entityName) }
     let id = ObjectID(try allocateID())
     try emit(.insert(id, entity: e.id))
-    for a in e.attributes { if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) } }
+    for a in e.attributes where !given.contains(a.name) {
+      if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) }
+    }
     return id
   }
 
   /// Inserts a new object and sets the given attributes.
   @discardableResult
   public func insert(_ entityName: String, _ values: KeyValuePairs<String, Value?>) throws -> ObjectID {
-    let id = try insert(entityName)
+    let id = try insert(entityName, defaultsExcept: Set(values.compactMap { $0.value == nil ? nil : $0.key }))
     for (k, v) in values { try set(id, k, v) }
     return id
   }
 
   private func allocateID() throws -> UInt64 {
+    if !nextIdentities.isEmpty { return nextIdentities.removeFirst().rawValue }
     let next = try nextObject ?? (projector.reader.lastObjectID() + 1)
     nextObject = next + 1
     return next
@@ -94,7 +111,20 @@ public final class Transaction: GraphReading {
   public func set(_ id: ObjectID, _ attribute: String, _ value: Value?) throws {
     try checkOpen()
     let s = try requireObject(id)
-    let a = try model.attribute(attribute, of: s.entity)
+    try set(id, s, try model.attribute(attribute, of: s.entity), value)
+  }
+
+  /// Sets an attribute already resolved against the object's entity (no name lookup).
+  package func set(_ id: ObjectID, attribute a: Attribute, _ value: Value?) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    guard case .attribute(let own)? = model.entity(s.entity)?.property(a.id)?.kind, own == a else {
+      throw StoreError.unknownProperty(entity: model.entity(s.entity)?.name ?? "?", property: a.name)
+    }
+    try set(id, s, a, value)
+  }
+
+  private func set(_ id: ObjectID, _ s: ObjectState, _ a: Attribute, _ value: Value?) throws {
     var v = value
     if let value {
       do {
@@ -220,16 +250,24 @@ public final class Transaction: GraphReading {
   // MARK: - Committing
 
   /// Validates the touched objects, appends the commit and flushes the projection.
-  func finish() throws -> CommitInfo? {
+  package func finish() throws -> CommitInfo? {
     try checkOpen()
     guard !events.isEmpty else { return nil }
     try Validator(model: model, graph: self).validate(projector.touched.sorted())
+    guard writesLog else {
+      projector.forgetTouched()
+      try projector.writeObjects()
+      return nil
+    }
     let end = try projector.reader.logEnd()
     let commit = Commit(
-      number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
+      number: end.commit + 1, firstSequence: end.sequence + 1, time: commitTime ?? Date(), modelVersion: model.version,
       metadata: metadata, events: events)
     return try Self.append(commit, projector: projector)
   }
+
+  /// Ends the transaction's use (its closure returned).
+  package func close() { isOpen = false }
 
   /// Writes a commit whose events were already applied: the log entry, the dedupe key,
   /// and the flushed projection. Shared by live commits and replay.

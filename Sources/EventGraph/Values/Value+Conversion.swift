@@ -80,7 +80,8 @@ extension Value {
 public enum ISO8601 {
   /// Formats a date as `2026-11-29T10:00:00.000Z`.
   public static func format(_ date: Date) -> String {
-    var ms = (date.timeIntervalSince1970 * 1000).rounded(.down)
+    // To the nearest millisecond: a stored time (ms / 1000 as a Double) shows as itself.
+    var ms = (date.timeIntervalSince1970 * 1000).rounded()
     if !ms.isFinite { ms = 0 }
     let total = Int64(ms)
     let (days, msOfDay) = floorDivMod(total, 86_400_000)

@@ -1,0 +1,90 @@
+import EventGraph
+import Foundation
+
+/// Issue 3's figures: predicate evaluations per second on an in-memory object, and fetch
+/// latency with and without an index on a large store.
+enum QueryBenchmark {
+  /// An object source over plain arrays: what the evaluator costs without storage.
+  struct Rows: QueryObjectSource {
+    let rows: [[Value?]]
+    func value(of object: Int, attribute: PropertyID) -> Value? { rows[object][Int(attribute.rawValue)] }
+    func related(to object: Int, relationship: PropertyID) -> [Int] { [] }
+  }
+
+  static func model() throws -> Model {
+    try Model(name: "Bench", version: 1, entities: [
+      EntityDescription(name: "AddressBook", attributes: [
+        AttributeDescription(name: "firstName", type: .string),
+        AttributeDescription(name: "lastName", type: .string, isIndexed: true),
+        AttributeDescription(name: "phone1", type: .string, isOptional: true),
+        AttributeDescription(name: "phone2", type: .string, isOptional: true),
+        AttributeDescription(name: "age", type: .int16, isOptional: true),
+        AttributeDescription(name: "zip", type: .int64, isIndexed: true),
+        AttributeDescription(name: "city", type: .int64),
+      ])
+    ])
+  }
+
+  static func run(objects: Int, table: inout BenchmarkTable) throws {
+    let m = try model()
+    guard let e = m.entity(named: "AddressBook") else { return }
+    let rows: [[Value?]] = (0..<1024).map { (i: Int) -> [Value?] in
+      let last: Value = .string(i % 3 == 0 ? "Tanaka\(i)" : "Suzuki\(i)")
+      let phone1: Value? = i % 4 == 0 ? nil : .string("03-\(i)")
+      let phone2: Value? = i % 5 == 0 ? nil : .string("090-\(i)")
+      let age: Value = .int16(Int16(i % 90))
+      return [.string("f\(i)"), last, phone1, phone2, age, .int64(Int64(i)), .int64(Int64(i))]
+    }
+    let source = Rows(rows: rows)
+    for (label, text) in [
+      ("phone1 != nil || phone2 != nil", "phone1 != nil || phone2 != nil"),
+      ("three clauses with BEGINSWITH[c]", "lastName BEGINSWITH[c] 'ta' AND age >= 18 AND phone2 != nil"),
+    ] {
+      let p = try CompiledPredicate.compile(text, entity: e.id, model: m)
+      let n = 20_000_000 / (label.hasPrefix("three") ? 20 : 1)
+      var hits = 0
+      let r = try measure(operations: n) {
+        for i in 0..<n where try p.evaluate(i & 1023, in: source) { hits += 1 }
+      }
+      guard hits > 0 else { throw BaselineError(workload: "query", message: "no hits") }
+      table.add("evaluations/s: \(label)", r, unit: "evals/s")
+    }
+
+    // Fetch latency on a store of `objects` objects: indexed equality vs a scan.
+    let dir = try temporaryDirectory(prefix: "bench-fetch")
+    defer { try? removeDirectory(dir) }
+    let store = try EventStore.create(at: dir + "/s", model: m, options: StoreOptions(durability: .relaxed))
+    var i = 0
+    while i < objects {
+      let end = min(objects, i + 10_000)
+      let start = i
+      try store.write { tx in
+        for k in start..<end {
+          _ = try tx.insert("AddressBook", [
+            "firstName": .string("f\(k)"), "lastName": .string("L\(k % 1000)"), "zip": .int64(Int64(k)), "city": .int64(Int64(k)),
+          ])
+        }
+      }
+      i = end
+    }
+    let probe = Int64(objects / 2)
+    let indexed = try measure(operations: 200) {
+      for k in 0..<200 {
+        let r = try store.fetch("AddressBook", where: "zip == \(probe + Int64(k))")
+        guard r.objects.count == 1, r.index == "zip" else { throw BaselineError(workload: "fetch", message: "indexed fetch") }
+      }
+    }
+    let scanned = try measure(operations: 3) {
+      for k in 0..<3 {
+        let r = try store.fetch("AddressBook", where: "city == \(probe + Int64(k))")
+        guard r.objects.count == 1, r.index == nil else { throw BaselineError(workload: "fetch", message: "scan fetch") }
+      }
+    }
+    table.add(
+      "fetch latency, indexed equality (\(objects) objects)", value: indexed.seconds / 200 * 1e6, unit: "µs")
+    table.add(
+      "fetch latency, scan (\(objects) objects)", value: scanned.seconds / 3 * 1e6, unit: "µs")
+    table.add(
+      "indexed fetch speed-up over the scan", value: (scanned.seconds / 3) / (indexed.seconds / 200), unit: "×")
+  }
+}

@@ -1,0 +1,117 @@
+import EventGraph
+import EventGraphMigration
+import Foundation
+
+/// Issue 4's figures: the seed's phone split on a store with history, beside SQLite doing
+/// the same migration of the same final data in place (`INSERT … SELECT`), in one run.
+enum UpcastBenchmark {
+  static func run(people: [Int], table: inout BenchmarkTable) throws {
+    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Docs/examples").path
+    let v1 = try Model(contentsOf: examples + "/AddressBook.v1.model.json")
+    let v2 = try Model(contentsOf: examples + "/AddressBook.v2.model.json")
+    let mapping = try MappingModel(contentsOf: examples + "/AddressBook.v1-v2.mapping.json")
+    for n in people {
+      let dir = try temporaryDirectory(prefix: "bench-upcast")
+      let sqliteDir = try temporaryDirectory(prefix: "bench-upcast-sqlite")
+      defer {
+        try? removeDirectory(dir)
+        try? removeDirectory(sqliteDir)
+      }
+      let events = try buildHistory(at: dir + "/store", model: v1, people: n)
+      let peer = try Baselines.sqliteUpcastPeer(in: sqliteDir, people: n)
+      let sampler = MemorySampler()
+      let baseline = anonymousMemoryBytes()
+      sampler.start()
+      let start = monotonicSeconds()
+      let (report, _) = try EventStore.upcast(at: dir + "/store", to: v2, mapping: mapping)
+      let seconds = monotonicSeconds() - start
+      let peak = sampler.stop()
+      guard report.eventsRead == events else {
+        throw BaselineError(workload: "upcast", message: "read \(report.eventsRead) of \(events) events")
+      }
+      let label = "\(n) people, \(events) v1 events, \(report.commitsRead) commits"
+      table.add("upcast: v1 events/s (\(label))", value: Double(events) / seconds, unit: "events/s")
+      table.add(
+        "upcast: wall time vs SQLite in-place migration (\(n) people)", value: seconds, unit: "s",
+        baseline: peer.migration.seconds, baselineName: "SQLite INSERT…SELECT")
+      table.add("upcast: peak anonymous memory above start (\(n) people)", value: mebibytes(max(0, peak - baseline)), unit: "MiB")
+      table.add("upcast: v2 events written (\(n) people)", value: Double(report.eventsWritten), unit: "events")
+    }
+  }
+
+  /// A v1 store whose final state is `Baselines.upcastPerson(1...n)`, reached through
+  /// history: people inserted 100 a commit with provisional phones, then two rounds of
+  /// commits setting phone1 and phone2 to their final values.
+  static func buildHistory(at path: String, model: Model, people n: Int) throws -> Int {
+    let store = try EventStore.create(at: path, model: model, options: StoreOptions(durability: .relaxed))
+    var ids: [ObjectID] = []
+    ids.reserveCapacity(n)
+    var events = 0
+    var i = 1
+    while i <= n {
+      let end = min(n, i + 99)
+      let range = i...end
+      let result = try store.write { tx in
+        try range.map { id in
+          let p = Baselines.upcastPerson(id)
+          return try tx.insert("AddressBook", [
+            "firstName": .string(p.firstName), "lastName": .string(p.lastName),
+            "phone1": .string("03-0000-\(id)"), "phone2": .string("090-0000-\(id)"),
+          ])
+        }
+      }
+      ids += result.value
+      if let c = result.commit { events += Int(c.lastSequence - c.firstSequence + 1) }
+      i = end + 1
+    }
+    for attribute in ["phone1", "phone2"] {
+      var start = 0
+      while start < ids.count {
+        let slice = ids[start..<min(ids.count, start + 100)]
+        let c = try store.write { tx in
+          for (k, id) in slice.enumerated() {
+            let p = Baselines.upcastPerson(start + k + 1)
+            try tx.set(id, attribute, (attribute == "phone1" ? p.phone1 : p.phone2).map { .string($0) })
+          }
+        }.commit
+        if let c { events += Int(c.lastSequence - c.firstSequence + 1) }
+        start += 100
+      }
+    }
+    try store.flush()
+    return events
+  }
+}
+
+/// Samples anonymous resident memory on a background thread and keeps the maximum.
+final class MemorySampler: @unchecked Sendable {
+  // SAFETY (@unchecked Sendable): `peak` and `running` are only touched under `lock`.
+  private let lock = NSLock()
+  private var peak = 0
+  private var running = false
+  private var thread: Thread?
+
+  func start() {
+    lock.withLock {
+      running = true
+      peak = anonymousMemoryBytes()
+    }
+    let t = Thread { [self] in
+      while lock.withLock({ running }) {
+        let now = anonymousMemoryBytes()
+        lock.withLock { peak = max(peak, now) }
+        Thread.sleep(forTimeInterval: 0.005)
+      }
+    }
+    thread = t
+    t.start()
+  }
+
+  func stop() -> Int {
+    lock.withLock {
+      running = false
+      return max(peak, anonymousMemoryBytes())
+    }
+  }
+}

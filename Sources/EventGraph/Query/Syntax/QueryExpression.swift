@@ -1,0 +1,145 @@
+/// A value expression of the query language, as parsed: NSExpression's format-string subset.
+///
+/// ```swift
+/// let e = try QueryExpression(parsing: "uppercase($source.lastName)")
+/// print(e)  // uppercase($source.lastName)
+/// ```
+///
+/// Two expressions are equal when they say the same thing: where they were written
+/// (the source offsets kept for error messages) takes no part in equality.
+public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
+  /// What the expression is.
+  public indirect enum Kind: Sendable, Hashable {
+    /// A constant: `'text'`, `12`, `1.5`, `TRUE`, `nil`.
+    case literal(QueryLiteral)
+    /// A key path from the evaluated object or from a `$variable`: `company.name`,
+    /// `employees.@avg.salary`, `$source.phone1`, `$source`.
+    case keyPath(QueryKeyPath)
+    /// A collection written in braces: `{1, 2, 3}` (right side of `IN` and `BETWEEN`).
+    case list([QueryExpression])
+    /// `left + right`, `left - right`, `left * right`, `left / right`.
+    case arithmetic(ArithmeticOperator, QueryExpression, QueryExpression)
+    /// Unary minus: `-salary`.
+    case negation(QueryExpression)
+    /// A function call: `concat(firstName, ' ', lastName)`.
+    case function(QueryFunction, [QueryExpression])
+  }
+
+  public let kind: Kind
+  /// Where the expression starts in the text it was parsed from (UTF-8 offset).
+  let sourceOffset: Int?
+  /// Height of the tree: 1 for a leaf.
+  ///
+  /// Bounded by ``QueryPredicate/maximumDepth`` in parsed trees, so that printing,
+  /// checking and evaluating never recurse deeper than that.
+  let depth: Int
+
+  /// An expression built in code.
+  public init(_ kind: Kind) { self.init(kind, at: nil) }
+
+  init(_ kind: Kind, at sourceOffset: Int?) {
+    self.kind = kind
+    self.sourceOffset = sourceOffset
+    switch kind {
+    case .literal, .keyPath: depth = 1
+    case .list(let items), .function(_, let items): depth = 1 + (items.map(\.depth).max() ?? 0)
+    case .arithmetic(_, let l, let r): depth = 1 + max(l.depth, r.depth)
+    case .negation(let e): depth = 1 + e.depth
+    }
+  }
+
+  public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
+  public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+
+  /// A literal expression.
+  public static func literal(_ value: QueryLiteral) -> Self { Self(.literal(value)) }
+  /// A key path from the evaluated object: `keyPath("company", "name")`.
+  public static func keyPath(_ names: String...) -> Self {
+    Self(.keyPath(QueryKeyPath(variable: nil, components: names.map { .property($0) })))
+  }
+}
+
+/// A constant written in a query.
+public enum QueryLiteral: Sendable, Hashable {
+  /// `nil` or `NULL`: no value.
+  case null
+  /// `TRUE`, `FALSE`, `YES`, `NO`.
+  case boolean(Bool)
+  /// An integer: `42`, `-7`, `0x1F`.
+  case integer(Int64)
+  /// A number with a fraction or exponent: `1.5`, `2e10`.
+  case double(Double)
+  /// `'text'` or `"text"`.
+  case string(String)
+}
+
+/// A key path: an optional `$variable` root, then property names and aggregate operators.
+public struct QueryKeyPath: Sendable, Hashable {
+  /// One step of a key path.
+  public enum Component: Sendable, Hashable {
+    /// An attribute or relationship name.
+    case property(String)
+    /// `@count`, `@sum`, `@avg`, `@min`, `@max`.
+    case aggregate(QueryAggregate)
+  }
+
+  /// The `$variable` the path starts from (without the `$`); `nil` for the evaluated object.
+  public let variable: String?
+  public let components: [Component]
+  /// Where each component starts (UTF-8 offsets), parallel to `components`, when parsed.
+  let componentOffsets: [Int]
+
+  public init(variable: String?, components: [Component]) {
+    self.init(variable: variable, components: components, offsets: [])
+  }
+
+  init(variable: String?, components: [Component], offsets: [Int]) {
+    self.variable = variable
+    self.components = components
+    self.componentOffsets = offsets
+  }
+
+  func offset(ofComponent i: Int) -> Int? {
+    i < componentOffsets.count ? componentOffsets[i] : nil
+  }
+
+  public static func == (a: Self, b: Self) -> Bool {
+    a.variable == b.variable && a.components == b.components
+  }
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(variable)
+    hasher.combine(components)
+  }
+}
+
+/// The collection operators of key paths, Apple's `@count`, `@sum`, `@avg`, `@min`, `@max`.
+public enum QueryAggregate: String, Sendable, Hashable, CaseIterable {
+  case count, sum, avg, min, max
+}
+
+/// The binary arithmetic operators.
+public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
+  case add = "+"
+  case subtract = "-"
+  case multiply = "*"
+  case divide = "/"
+
+  /// 1 for `+ -`, 2 for `* /`.
+  var precedence: Int { self == .add || self == .subtract ? 1 : 2 }
+}
+
+/// The functions a query can call.
+///
+/// Names are case-insensitive in the text.
+public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
+  case uppercase, lowercase, trim, concat, coalesce, now, uuid, length, abs
+
+  /// How many arguments the function takes: an exact count, or at least one.
+  var arity: (minimum: Int, maximum: Int?) {
+    switch self {
+    case .now, .uuid: (0, 0)
+    case .uppercase, .lowercase, .trim, .length, .abs: (1, 1)
+    case .concat, .coalesce: (1, nil)
+    }
+  }
+}

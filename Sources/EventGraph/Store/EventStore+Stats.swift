@@ -1,0 +1,61 @@
+import Foundation
+import LMDB
+
+/// Figures about a store, for `eventtool stats`.
+public struct StoreStatistics: Sendable, Hashable {
+  public var path: String
+  public var storeID: String
+  public var modelName: String
+  public var modelVersion: Int
+  public var commits: UInt64
+  public var events: UInt64
+  /// Live objects per entity (exact entity, not counting sub-entities twice), by name.
+  public var objectsPerEntity: [(entity: String, count: Int)]
+  /// Entries per LMDB database, by name.
+  public var databases: [(name: String, entries: Int, pages: Int)]
+  public var mapSize: Int
+  public var fileSize: Int
+
+  public static func == (a: Self, b: Self) -> Bool {
+    a.path == b.path && a.commits == b.commits && a.events == b.events
+      && a.objectsPerEntity.map(\.count) == b.objectsPerEntity.map(\.count)
+  }
+  public func hash(into h: inout Hasher) {
+    h.combine(path)
+    h.combine(events)
+  }
+}
+
+extension EventStore {
+  /// Counts of the log, the objects per entity and every database.
+  public func statistics() throws -> StoreStatistics {
+    let info = env.info
+    let file = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
+    return try read { s in
+      let end = try s.logEnd()
+      var perEntity: [(String, Int)] = []
+      for e in model.entities {
+        perEntity.append((e.name, try s.reader.objects(ofExactly: e.id).count))
+      }
+      var databases: [(String, Int, Int)] = []
+      let named: [(String, Database)] = [("meta", dbs.meta), ("models", dbs.models), ("log", dbs.log)] + dbs.projections
+      for (name, db) in named {
+        let st = try s.reader.txn.statistics(db)
+        databases.append((name, st.entries, st.branchPages + st.leafPages + st.overflowPages))
+      }
+      return StoreStatistics(
+        path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, commits: end.commit,
+        events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
+        fileSize: file)
+    }
+  }
+}
+
+extension EventStore {
+  /// A model version the store has seen (the active one, or one it was upcast from or to).
+  public func model(version: Int) throws -> Model? {
+    if version == model.version { return model }
+    guard let doc = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) }) else { return nil }
+    return try Model(json: doc, file: "\(path) (stored model v\(version))")
+  }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import LMDB
+
+/// How to order fetched objects: by an attribute, ascending or descending. Objects without
+/// a value come first (ascending) or last (descending); ties keep identity order.
+public struct SortDescriptor: Sendable, Hashable {
+  public var key: String
+  public var ascending: Bool
+
+  public init(_ key: String, ascending: Bool = true) {
+    self.key = key
+    self.ascending = ascending
+  }
+
+  /// Parses `name`, `name asc` or `name desc` (or `-name` for descending).
+  public init?(parsing text: String) {
+    let parts = text.split(separator: " ").map(String.init)
+    guard let first = parts.first, parts.count <= 2 else { return nil }
+    if first.hasPrefix("-") {
+      self.init(String(first.dropFirst()), ascending: false)
+    } else {
+      switch parts.count == 2 ? parts[1].lowercased() : "asc" {
+      case "asc", "ascending": self.init(first, ascending: true)
+      case "desc", "descending": self.init(first, ascending: false)
+      default: return nil
+      }
+    }
+  }
+}
+
+/// What a fetch did: the objects, and whether an index chose the candidates.
+public struct FetchResult: Sendable, Hashable {
+  public var objects: [ObjectID]
+  /// The indexed attribute whose range gave the candidates, or `nil` for a scan.
+  public var index: String?
+  /// How many objects the predicate was evaluated on.
+  public var examined: Int
+}
+
+/// A query source over a snapshot's projection that decodes each object once per fetch step.
+final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
+  let reader: GraphReader<T>
+  private var last: ObjectState?
+
+  init(reader: GraphReader<T>) { self.reader = reader }
+
+  func state(_ o: ObjectID) throws -> ObjectState? {
+    if let l = last, l.id == o { return l }
+    last = try reader.object(o)
+    return last
+  }
+
+  func value(of object: ObjectID, attribute: PropertyID) throws -> Value? { try state(object)?[attribute] }
+  func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] { try reader.related(object, relationship) }
+}
+
+extension Snapshot {
+  /// The live objects of `entity` (sub-entities included) for which `predicate` holds,
+  /// sorted, then `offset` skipped and at most `limit` kept.
+  ///
+  /// An equality, range, `BETWEEN` or `IN` on an attribute declared `"indexed": true`
+  /// (alone, or as one clause of an `AND`) reads only that range of the index; the whole
+  /// predicate is then checked on each candidate. Anything else scans the entity.
+  ///
+  /// - Throws: ``QueryError`` for a predicate that does not parse or type-check (with its
+  ///   position), ``StoreError`` for an unknown entity or sort key.
+  public func fetch(
+    _ entity: String, where predicate: String? = nil, sortedBy sort: [SortDescriptor] = [], limit: Int? = nil,
+    offset: Int = 0
+  ) throws -> FetchResult {
+    guard let e = model.entity(named: entity) else { throw StoreError.unknownEntity(entity) }
+    let compiled = try predicate.map { try CompiledPredicate.compile($0, entity: e.id, model: model) }
+    let sortKeys = try sort.map { d -> (Attribute, Bool) in
+      guard let a = e.attribute(named: d.key) else { throw StoreError.unknownProperty(entity: e.name, property: d.key) }
+      return (a, d.ascending)
+    }
+    let source = ProjectionSource(reader: reader)
+    var plan: IndexPlan? = nil
+    if let compiled { plan = IndexPlan.choose(compiled.predicate, entity: e) }
+    let candidates = try plan.map { try $0.candidates(reader: reader, kinds: model.descendants(of: e.id)) } ?? reader.objects(of: e.id)
+    var matches: [ObjectID] = []
+    for o in candidates {
+      guard try source.state(o) != nil else { continue }
+      if let compiled, !(try compiled.evaluate(o, in: source)) { continue }
+      matches.append(o)
+    }
+    if !sortKeys.isEmpty {
+      let keyed = try matches.map { o in (o, try sortKeys.map { try source.value(of: o, attribute: $0.0.id) }) }
+      matches = keyed.sorted { a, b in
+        for (i, (_, ascending)) in sortKeys.enumerated() {
+          let c = ValueOrder.compare(a.1[i], b.1[i])
+          if c != 0 { return ascending ? c < 0 : c > 0 }
+        }
+        return a.0 < b.0
+      }.map(\.0)
+    }
+    let page = matches.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? Int.max)
+    return FetchResult(objects: Array(page), index: plan?.attribute.name, examined: candidates.count)
+  }
+}
+
+extension EventStore {
+  /// ``Snapshot/fetch(_:where:sortedBy:limit:offset:)`` in its own snapshot.
+  public func fetch(
+    _ entity: String, where predicate: String? = nil, sortedBy sort: [SortDescriptor] = [], limit: Int? = nil,
+    offset: Int = 0
+  ) throws -> FetchResult {
+    try read { try $0.fetch(entity, where: predicate, sortedBy: sort, limit: limit, offset: offset) }
+  }
+}
+
+/// The order of sort keys: nil first, numbers numerically, strings as Swift orders them.
+enum ValueOrder {
+  static func compare(_ a: Value?, _ b: Value?) -> Int {
+    switch (a, b) {
+    case (nil, nil): return 0
+    case (nil, _): return -1
+    case (_, nil): return 1
+    case (.some(let x), .some(let y)):
+      if let p = x.doubleValue, let q = y.doubleValue { return p < q ? -1 : p > q ? 1 : 0 }
+      switch (x, y) {
+      case (.string(let p), .string(let q)), (.uri(let p), .uri(let q)): return p < q ? -1 : p > q ? 1 : 0
+      case (.date(let p), .date(let q)): return p < q ? -1 : p > q ? 1 : 0
+      case (.boolean(let p), .boolean(let q)): return p == q ? 0 : (p ? 1 : -1)
+      default:
+        let p = IndexKey.encode(x)
+        let q = IndexKey.encode(y)
+        return p.lexicographicallyPrecedes(q) ? -1 : (p == q ? 0 : 1)
+      }
+    }
+  }
+}

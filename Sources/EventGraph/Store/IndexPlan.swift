@@ -1,0 +1,108 @@
+import Foundation
+import LMDB
+
+/// A range of one attribute index that holds every object a predicate can match.
+struct IndexPlan {
+  let attribute: Attribute
+  /// Encoded bounds, inclusive; `nil` is open. Several points for `IN`.
+  let ranges: [(low: [UInt8]?, high: [UInt8]?)]
+
+  /// The best index range for a predicate on `entity`, or `nil` when none applies: an
+  /// equality beats `IN`, which beats a range.
+  static func choose(_ p: QueryPredicate, entity: Entity) -> IndexPlan? {
+    switch p.kind {
+    case .comparison(let c): return plan(c, entity)
+    case .and(let clauses):
+      let plans = clauses.compactMap { choose($0, entity: entity) }
+      return plans.min { rank($0) < rank($1) }
+    default: return nil
+    }
+  }
+
+  private static func rank(_ p: IndexPlan) -> Int {
+    if p.ranges.allSatisfy({ $0.low != nil && $0.low == $0.high }) { return p.ranges.count == 1 ? 0 : 1 }
+    return p.ranges.allSatisfy({ $0.low != nil && $0.high != nil }) ? 2 : 3
+  }
+
+  private static func plan(_ c: QueryComparison, _ entity: Entity) -> IndexPlan? {
+    guard c.quantifier == nil, c.options.isEmpty else { return nil }
+    var op = c.op
+    var keyPath = c.left
+    var other = c.right
+    if case .literal = c.left.kind, case .keyPath = c.right.kind {
+      keyPath = c.right
+      other = c.left
+      switch op {
+      case .less: op = .greater
+      case .lessOrEqual: op = .greaterOrEqual
+      case .greater: op = .less
+      case .greaterOrEqual: op = .lessOrEqual
+      case .equal: break
+      default: return nil
+      }
+    }
+    guard case .keyPath(let path) = keyPath.kind, path.variable == nil, path.components.count == 1,
+      case .property(let name) = path.components[0], let a = entity.attribute(named: name), a.isIndexed
+    else { return nil }
+    func encoded(_ e: QueryExpression) -> [UInt8]? {
+      guard case .literal(let l) = e.kind, let v = value(l, a.type) else { return nil }
+      return IndexKey.encode(v)
+    }
+    switch op {
+    case .equal:
+      guard let v = encoded(other) else { return nil }
+      return IndexPlan(attribute: a, ranges: [(v, v)])
+    case .less, .lessOrEqual:
+      guard let v = encoded(other) else { return nil }
+      return IndexPlan(attribute: a, ranges: [(nil, v)])
+    case .greater, .greaterOrEqual:
+      guard let v = encoded(other) else { return nil }
+      return IndexPlan(attribute: a, ranges: [(v, nil)])
+    case .between:
+      guard case .list(let items) = other.kind, items.count == 2, let lo = encoded(items[0]), let hi = encoded(items[1])
+      else { return nil }
+      return IndexPlan(attribute: a, ranges: [(lo, hi)])
+    case .in:
+      guard case .list(let items) = other.kind else { return nil }
+      let points = items.compactMap(encoded)
+      guard points.count == items.count else { return nil }
+      return IndexPlan(attribute: a, ranges: points.map { ($0, $0) })
+    default:
+      return nil
+    }
+  }
+
+  /// A literal as a value of the attribute's type, when it converts exactly.
+  private static func value(_ l: QueryLiteral, _ type: AttributeType) -> Value? {
+    switch (l, type) {
+    case (.string(let s), .string): return .string(s)
+    case (.boolean(let b), .boolean): return .boolean(b)
+    case (.integer(let n), _) where type.isNumeric: return try? Value.int64(n).converted(to: type)
+    case (.double(let d), .double), (.double(let d), .float):
+      return try? Value.double(d).converted(to: type)
+    case (.double(let d), .decimal):
+      // As the evaluator reads a literal for a decimal: from its shortest text, so 0.1 is 0.1.
+      return Decimal(string: "\(d)", locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
+    default: return nil
+    }
+  }
+
+  /// The objects in the ranges, for each of `kinds` (the entity and its sub-entities), in
+  /// identity order without repeats.
+  func candidates<T: TransactionReading>(reader: GraphReader<T>, kinds: [EntityID]) throws -> [ObjectID] {
+    var found = Set<ObjectID>()
+    for kind in kinds {
+      let prefix = IndexKey.prefix(entity: kind, attribute: attribute.id)
+      for (low, high) in ranges {
+        try reader.txn.forEach(reader.dbs.index, from: prefix + (low ?? [])) { key, _ in
+          guard key.count >= prefix.count + 8, key.starts(with: prefix) else { return false }
+          let value = key[prefix.count..<(key.count - 8)]
+          if let high, high.lexicographicallyPrecedes(value) { return false }
+          if let o = KeyField.u64(key, at: key.count - 8) { found.insert(ObjectID(o)) }
+          return true
+        }
+      }
+    }
+    return found.sorted()
+  }
+}

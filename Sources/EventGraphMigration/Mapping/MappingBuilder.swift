@@ -1,0 +1,272 @@
+import EventGraph
+
+/// Completes and checks a mapping: inference for unnamed entities and unlisted
+/// attributes and relationships, type checks, compiled expressions.
+struct MappingBuilder {
+  let source: Model
+  let destination: Model
+  let policies: PolicyRegistry
+  let file: String
+  var reach = 0
+
+  init(source: Model, destination: Model, policies: PolicyRegistry, file: String) {
+    self.source = source
+    self.destination = destination
+    self.policies = policies
+    self.file = file
+  }
+
+  func error(_ location: String, _ message: String) -> MappingError {
+    MappingError(file: file, location: location, message: message)
+  }
+
+  mutating func build(_ mapping: MappingModel?) throws(MappingError) -> [CompiledEntityMapping] {
+    if let mapping {
+      guard mapping.source == source.version else {
+        throw error("source", "the mapping is from version \(mapping.source), the store is at version \(source.version)")
+      }
+      guard mapping.destination == destination.version else {
+        throw error("destination", "the mapping is to version \(mapping.destination), the model is version \(destination.version)")
+      }
+    }
+    guard destination.version > source.version else {
+      throw error("", "the destination model's version \(destination.version) is not greater than the store's \(source.version)")
+    }
+    var written = mapping?.entityMappings ?? []
+    var seen = Set<String>()
+    for m in written {
+      guard seen.insert(m.name).inserted else { throw error(m.name, "mapping '\(m.name)' is declared twice") }
+    }
+    // Lightweight inference for source entities that no mapping names.
+    let named = Set(written.compactMap(\.source))
+    var inferred = Set<String>()
+    for e in source.entities where !named.contains(e.name) && !e.isAbstract {
+      guard let d = destinationEntity(for: e) else { continue }  // a removed entity
+      var name = "\(e.name)To\(d.name)"
+      while seen.contains(name) { name += "_" }
+      seen.insert(name)
+      inferred.insert(name)
+      written.append(EntityMapping(name: name, source: e.name, destination: d.name))
+    }
+    let names = Dictionary(uniqueKeysWithValues: written.enumerated().map { ($1.name, $0) })
+    // Which mapping keeps identities: the first one-object mapping of each source entity.
+    var keeper: [String: Int] = [:]
+    for (i, m) in written.enumerated() where m.source != nil && m.destination != nil && m.instances.isEmpty && m.policy == nil {
+      if keeper[m.source ?? ""] == nil { keeper[m.source ?? ""] = i }
+    }
+    var result: [CompiledEntityMapping] = []
+    for (i, m) in written.enumerated() {
+      result.append(
+        try compile(m, index: i, names: names, written: written, keeps: keeper[m.source ?? ""] == i,
+                    inferred: inferred.contains(m.name)))
+    }
+    return result
+  }
+
+  /// The destination entity a source entity maps to by inference: the same name, or a
+  /// destination entity whose `renamingIdentifier` is the source's name.
+  func destinationEntity(for e: Entity) -> Entity? {
+    destination.entity(named: e.name).flatMap { $0.renamingIdentifier == nil || $0.renamingIdentifier == e.name ? $0 : nil }
+      ?? destination.entities.first { $0.renamingIdentifier == e.name }
+  }
+
+  /// The source property a destination property takes by default: same name or renaming identifier.
+  func sourceProperty(for name: String, renaming: String?, in s: Entity) -> Property? {
+    if let r = renaming, let p = s.property(named: r) { return p }
+    return s.property(named: name)
+  }
+
+  private mutating func compile(
+    _ m: EntityMapping, index: Int, names: [String: Int], written: [EntityMapping], keeps: Bool, inferred: Bool
+  ) throws(MappingError) -> CompiledEntityMapping {
+    let src = try m.source.map { (n: String) throws(MappingError) -> Entity in
+      guard let e = source.entity(named: n) else { throw error("\(m.name).source", "source model has no entity '\(n)'") }
+      return e
+    }
+    let dst = try m.destination.map { (n: String) throws(MappingError) -> Entity in
+      guard let e = destination.entity(named: n) else {
+        throw error("\(m.name).destination", "destination model has no entity '\(n)'")
+      }
+      return e
+    }
+    var policy: (any MigrationPolicy)? = nil
+    if let p = m.policy {
+      guard let registered = policies.policy(named: p) else {
+        throw error(
+          "\(m.name).policy",
+          policies.isEmpty
+            ? "migration policy '\(p)' is not registered: this eventtool has no Swift policies (build your own tool on the EventTool library to register some)"
+            : "migration policy '\(p)' is not registered (registered: \(policies.names.joined(separator: ", ")))")
+      }
+      policy = registered
+    }
+    guard let src, let dst else {
+      return CompiledEntityMapping(
+        index: index, name: m.name, source: src, destination: dst, filter: nil, attributes: [], instances: [],
+        relationships: [], policy: policy, policyName: m.policy, keepsIdentity: false, isInferred: inferred)
+    }
+    let variables: [String: QueryType] = ["source": .object(src.id)]
+    var filter: CompiledPredicate? = nil
+    if let f = m.filter { filter = try predicate(f, src, variables, at: "\(m.name).filter") }
+    var attributes: [(Attribute, CompiledExpression)] = []
+    var instances: [(key: String, when: CompiledPredicate?, attributes: [(Attribute, CompiledExpression)])] = []
+    if m.instances.isEmpty {
+      attributes = try attributeExpressions(m.attributes, src, dst, at: m.name, strict: inferred)
+    } else {
+      for (k, entry) in m.instances.enumerated() {
+        var merged = m.attributes
+        for (a, e) in entry.attributes { merged[a] = e }
+        let when = try entry.when.map { (w: String) throws(MappingError) in
+          try predicate(w, src, variables, at: "\(m.name).instances[\(k)].when")
+        }
+        instances.append((entry.key, when, try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: false)))
+      }
+    }
+    var relationships: [(Relationship, target: Int, sources: CompiledExpression)] = []
+    for r in dst.relationships {
+      let location = "\(m.name).relationships.\(r.name)"
+      if let given = m.relationships[r.name] {
+        guard let target = names[given.mapping] else {
+          throw error(location, "no entity mapping named '\(given.mapping)'")
+        }
+        guard let targetDestination = written[target].destination.flatMap({ destination.entity(named: $0) }),
+          destination.isKind(targetDestination.id, of: r.destination)
+        else {
+          throw error(location, "mapping '\(given.mapping)' does not make \(destination.entity(r.destination)?.name ?? "?") objects")
+        }
+        let sources = try expression(given.sources, src, variables, at: "\(location).sources")
+        guard case .object(let e) = sources.resultType.element,
+          let targetSource = written[target].source.flatMap({ source.entity(named: $0) }),
+          source.isKind(e, of: targetSource.id) || source.isKind(targetSource.id, of: e)
+        else {
+          throw error("\(location).sources", "'\(given.sources)' does not give the objects mapping '\(given.mapping)' maps from")
+        }
+        relationships.append((r, target, sources))
+      } else if let sp = sourceProperty(for: r.name, renaming: r.renamingIdentifier, in: src),
+        case .relationship(let sr) = sp.kind
+      {
+        // Inferred: the same relationship, its targets mapped by the one-object mapping of their entity.
+        let target = written.indices.first { j in
+          guard let ts = written[j].source.flatMap({ source.entity(named: $0) }),
+            let td = written[j].destination.flatMap({ destination.entity(named: $0) })
+          else { return false }
+          return source.isKind(sr.destination, of: ts.id) && destination.isKind(td.id, of: r.destination)
+            && written[j].instances.isEmpty && written[j].policy == nil
+        }
+        guard let target else { continue }
+        let sources = try expression("$source.\(sp.name)", src, variables, at: location)
+        relationships.append((r, target, sources))
+      }
+    }
+    for key in m.relationships.keys where dst.relationship(named: key) == nil {
+      throw error("\(m.name).relationships.\(key)", "\(dst.name) has no relationship '\(key)'")
+    }
+    return CompiledEntityMapping(
+      index: index, name: m.name, source: src, destination: dst, filter: filter, attributes: attributes,
+      instances: instances, relationships: relationships, policy: policy, policyName: m.policy, keepsIdentity: keeps,
+      isInferred: inferred)
+  }
+
+  /// The value expression of every destination attribute: written, else the source's
+  /// attribute of the same name (or renaming identifier), else the default.
+  private mutating func attributeExpressions(
+    _ given: [String: String], _ src: Entity, _ dst: Entity, at location: String, strict: Bool
+  ) throws(MappingError) -> [(Attribute, CompiledExpression)] {
+    for key in given.keys where dst.attribute(named: key) == nil {
+      throw error("\(location).attributes.\(key)", "\(dst.name) has no attribute '\(key)'")
+    }
+    var result: [(Attribute, CompiledExpression)] = []
+    for a in dst.attributes {
+      let at = "\(location).attributes.\(a.name)"
+      if let text = given[a.name] {
+        let e = try expression(text, src, ["source": .object(src.id)], at: at)
+        try checkAssignable(e, to: a, at: at)
+        result.append((a, e))
+      } else if let sp = sourceProperty(for: a.name, renaming: a.renamingIdentifier, in: src), case .attribute(let sa) = sp.kind {
+        guard Self.widens(sa.type, to: a.type) else {
+          throw error(at, "\(src.name).\(sa.name) is \(sa.type.rawValue) and \(dst.name).\(a.name) is \(a.type.rawValue): a type change that cannot be inferred needs an expression")
+        }
+        result.append((a, try expression("$source.\(sp.name)", src, ["source": .object(src.id)], at: at)))
+      } else if !a.isOptional && a.defaultValue == nil && strict {
+        throw error(at, "\(dst.name).\(a.name) is required, has no default, and \(src.name) has no attribute to take it from")
+      }
+    }
+    return result
+  }
+
+  /// Whether a value of `from` converts to `to` without loss (lightweight migration's widening).
+  static func widens(_ from: AttributeType, to: AttributeType) -> Bool {
+    if from == to { return true }
+    switch (from, to) {
+    case (.int16, .int32), (.int16, .int64), (.int32, .int64), (.float, .double): return true
+    case (.int16, .double), (.int32, .double), (.int16, .decimal), (.int32, .decimal), (.int64, .decimal): return true
+    case (.string, .uri): return true
+    default: return false
+    }
+  }
+
+  private func checkAssignable(_ e: CompiledExpression, to a: Attribute, at location: String) throws(MappingError) {
+    guard !e.resultType.isToMany else {
+      throw error(location, "'\(e)' gives a collection; \(a.name) needs one value")
+    }
+    switch e.resultType.element {
+    case .null: return
+    case .object: throw error(location, "'\(e)' gives objects; \(a.name) is a \(a.type.rawValue) attribute")
+    case .attribute(let t):
+      let ok = t == a.type || (t.isNumeric && a.type.isNumeric) || (t == .string && a.type == .uri) || (t == .uri && a.type == .string)
+      if !ok { throw error(location, "'\(e)' is \(t.rawValue); \(a.name) is \(a.type.rawValue)") }
+    }
+  }
+
+  private mutating func predicate(_ text: String, _ e: Entity, _ variables: [String: QueryType], at location: String)
+    throws(MappingError) -> CompiledPredicate
+  {
+    note(text)
+    do {
+      return try CompiledPredicate.compile(text, entity: e.id, model: source, variables: variables)
+    } catch {
+      throw self.error(location, "'\(text)': \(error)")
+    }
+  }
+
+  private mutating func expression(_ text: String, _ e: Entity, _ variables: [String: QueryType], at location: String)
+    throws(MappingError) -> CompiledExpression
+  {
+    note(text)
+    do {
+      return try CompiledExpression.compile(text, entity: e.id, model: source, variables: variables)
+    } catch {
+      throw self.error(location, "'\(text)': \(error)")
+    }
+  }
+
+  /// Keeps the largest number of relationship hops any key path may take: how far a change
+  /// can travel. Counted from the text, conservatively: each dot is a hop, except the one
+  /// after `$source` (the source object itself).
+  private mutating func note(_ text: String) {
+    var longest = 0
+    var dots = 0
+    var startsWithVariable = false
+    var inChain = false
+    func close() {
+      longest = max(longest, dots - (startsWithVariable && dots > 0 ? 1 : 0))
+      dots = 0
+      inChain = false
+      startsWithVariable = false
+    }
+    for c in text {
+      if c == "." {
+        dots += 1
+      } else if c.isLetter || c.isNumber || c == "_" || c == "@" || c == "$" {
+        if !inChain {
+          inChain = true
+          startsWithVariable = c == "$"
+        }
+      } else {
+        close()
+      }
+    }
+    close()
+    reach = max(reach, longest)
+  }
+}

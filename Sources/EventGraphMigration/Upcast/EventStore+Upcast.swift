@@ -1,0 +1,140 @@
+import EventGraph
+import Foundation
+import LMDB
+
+extension EventStore {
+  /// Upcasts the store at `path` to `model`: replays its log through `mapping` (inferred
+  /// when `nil`) into a log of the new version, then makes that version active in one
+  /// atomic step. The old log stays, so ``rollback(at:to:)`` can switch back.
+  ///
+  /// An interrupted upcast (a crash, a kill) resumes from its last checkpoint when run again
+  /// with the same mapping, and ends with the same bytes as an uninterrupted one.
+  ///
+  /// ```swift
+  /// let v2 = try Model(contentsOf: "AddressBook.v2.model.json")
+  /// let mapping = try MappingModel(contentsOf: "AddressBook.v1-v2.mapping.json")
+  /// let report = try EventStore.upcast(at: "book.store", to: v2, mapping: mapping)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - dryRun: migrate a copy in a temporary directory and leave the store untouched;
+  ///     the report then comes with a sample of the result.
+  /// - Throws: ``MappingError`` (before anything is written), ``MigrationError`` naming the
+  ///   source commit, mapping and object, or the store's errors. The store stays usable at
+  ///   its old version.
+  public static func upcast(
+    at path: String, to model: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(),
+    mappingFile: String = "mapping", dryRun: Bool = false, batchEvents: Int? = nil, progress: (Int) -> Void = { _ in }
+  ) throws -> (report: UpcastReport, sample: [String]) {
+    try upcast(
+      at: path, through: [model], mappings: mapping.map { [$0] } ?? [], policies: policies,
+      mappingFiles: [mappingFile], dryRun: dryRun, batchEvents: batchEvents, progress: progress)
+  }
+
+  /// Upcasts through several versions in one streaming pass (v1 → v2 → v3, as Core Data's
+  /// staged migration): each step's output is the next step's source, kept as scratch
+  /// projections; only the last version gets a log.
+  ///
+  /// - Parameters:
+  ///   - models: the versions to go through, in order; the last is the destination.
+  ///   - mappings: the written mappings, placed by their `source` version; a step with none
+  ///     is inferred.
+  ///   - batchEvents: source events per LMDB transaction (and checkpoint); 50,000 by default.
+  public static func upcast(
+    at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
+    mappingFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil, progress: (Int) -> Void = { _ in }
+  ) throws -> (report: UpcastReport, sample: [String]) {
+    guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
+    if dryRun {
+      let copy = FileManager.default.temporaryDirectory.appendingPathComponent("eventgraph-dry-run-\(UUID().uuidString)").path
+      try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(atPath: copy) }
+      try EventStore(path: path, options: StoreOptions(readOnly: true)).env.copy(to: copy)
+      let (report, _) = try upcast(
+        at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
+        batchEvents: batchEvents, progress: progress)
+      var sample: [String] = []
+      let migrated = try EventStore(path: copy, options: StoreOptions(readOnly: true))
+      for e in model.entities {
+        var n = 0
+        try migrated.export(entity: e.name) { line in
+          if n < 3 && !sample.contains(line) { sample.append(line) }
+          n += 1
+        }
+      }
+      return (report, sample)
+    }
+    let store = try EventStore(path: path)
+    if store.model.version == model.version {
+      throw MigrationError("\(path) is already at version \(model.version)")
+    }
+    var chain: [CompiledMapping] = []
+    var from = store.model
+    for next in models {
+      let index = mappings.firstIndex { $0.source == from.version }
+      let file = index.flatMap { $0 < mappingFiles.count ? mappingFiles[$0] : nil } ?? "inferred mapping v\(from.version)-v\(next.version)"
+      chain.append(try CompiledMapping(index.map { mappings[$0] }, from: from, to: next, policies: policies, file: file))
+      from = next
+    }
+    for (i, m) in mappings.enumerated() where !chain.contains(where: { $0.sourceModel.version == m.source }) {
+      throw MappingError(
+        file: i < mappingFiles.count ? mappingFiles[i] : "mapping", location: "source",
+        message: "the mapping starts at version \(m.source), which is not a step of this upcast")
+    }
+    let upcaster = try Upcaster(store: store, chain: chain)
+    if let batchEvents { upcaster.batchEvents = max(1, batchEvents) }
+    return (try upcaster.run(progress: progress), [])
+  }
+
+  /// Switches the store back to the version it was upcast from (or, with `version`, to
+  /// any version whose log is current: forward again after a rollback, as long as the
+  /// older log has not moved on since).
+  ///
+  /// - Returns: the version now active.
+  @discardableResult
+  public static func rollback(at path: String, to version: Int? = nil) throws -> Int {
+    let store = try EventStore(path: path)
+    let active = store.model.version
+    let meta = store.dbs.meta
+    return try store.env.write { transaction in
+      let txn = transaction.handle  // a copyable reference, for the local functions below
+      func text(_ key: String) throws -> String? { try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) } }
+      func end(of v: Int) throws -> UInt64 {
+        guard let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false) else { return 0 }
+        let c = try txn.cursor(log)
+        guard try c.last() else { return 0 }
+        return try c.withCurrent { k, v in
+          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)").lastSequence
+        }
+      }
+      let target: Int
+      if let version {
+        target = version
+      } else {
+        guard let from = try text(UpcastKeys(version: active).from).flatMap(Int.init) else {
+          throw MigrationError("version \(active) was not made by an upcast: there is nothing to roll back to")
+        }
+        target = from
+      }
+      guard target != active else { throw MigrationError("\(path) is already at version \(target)") }
+      guard try txn.get(store.dbs.models, key: BigEndianKey(UInt64(target))) != nil,
+        try txn.openDatabase(StoreDatabases.name("log", version: target), create: false) != nil
+      else { throw MigrationError("\(path) has no version \(target)") }
+      // Forward to an upcast's result only if its source log has not moved on since.
+      let keys = UpcastKeys(version: target)
+      if let from = try text(keys.from).flatMap(Int.init), from == active {
+        let recorded = try txn.get(meta, key: keys.sourceEnd).flatMap { $0.withUnsafeBytes { BigEndianKey.decode($0) } }
+        let now = try end(of: active)
+        guard recorded == now else {
+          throw MigrationError(
+            "version \(target) is stale: version \(active)'s log has moved on to sequence \(now) since it was made; upcast again")
+        }
+      }
+      if try txn.contains(meta, key: keys.checkpoint) {
+        throw MigrationError("an upcast to version \(target) is unfinished: run it again to finish it")
+      }
+      try txn.put(meta, key: MetaKey.activeVersion, value: String(target))
+      return target
+    }
+  }
+}

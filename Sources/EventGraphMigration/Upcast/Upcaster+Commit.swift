@@ -1,0 +1,227 @@
+import EventGraph
+import LMDB
+
+extension Upcaster {
+  /// One LMDB transaction: source commits from the checkpoint until the batch is full or
+  /// the log ends; at the end of the log, the switch to the destination version.
+  ///
+  /// - Returns: whether the source log was finished (and the store switched).
+  func runBatch(into report: inout UpcastReport) throws -> Bool {
+    let txn = try env.beginWrite()
+    let meta = sourceDBs.meta
+    guard let cp = try txn.get(meta, key: keys.checkpoint), let checkpoint = cp.withUnsafeBytes({ BigEndianKey.decode($0) }),
+      let nx = try txn.get(meta, key: keys.nextID), var nextID = nx.withUnsafeBytes({ BigEndianKey.decode($0) })
+    else { throw MigrationError("the upcast's checkpoint is missing") }
+    // The first step's source state lives for the batch (it applies the source events); a
+    // later step reads what the step before it wrote, fresh for every commit.
+    let sourceProjector = Projector(txn: txn.handle, dbs: stages[0].source, model: first.sourceModel)
+    var done = true
+    var last = checkpoint
+    var events = 0
+    var commits: [Commit] = []
+    try txn.forEach(sourceDBs.log, from: BigEndianKey(checkpoint + 1)) { k, v in
+      let key = KeyField.u64(k, at: 0) ?? 0
+      guard events < batchEvents else {
+        done = false
+        return false
+      }
+      let c = try CommitCodec.decode(v, context: "source log entry \(key)")
+      commits.append(c)
+      events += c.events.count
+      return true
+    }
+    for c in commits {
+      var input = c.events
+      for (i, stage) in stages.enumerated() {
+        let projector =
+          i == 0 ? sourceProjector : Projector(txn: txn.handle, dbs: stage.source, model: stage.mapping.sourceModel)
+        let associations = Associations(txn: txn.handle, forward: stage.forward, reverse: stage.reverse)
+        let (written, output) = try migrate(
+          c, events: input, stage: stage, sourceProjector: projector, applySource: i == 0, associations: associations,
+          handle: txn.handle, nextID: &nextID)
+        input = output
+        if stage.isFinal, let written {
+          report.commitsWritten += 1
+          report.eventsWritten += Int(written.lastSequence - written.firstSequence + 1)
+        }
+      }
+      report.commitsRead += 1
+      report.eventsRead += c.events.count
+      last = c.lastSequence
+    }
+    try sourceProjector.writeObjects()
+    try txn.put(meta, key: keys.checkpoint, value: BigEndianKey(last))
+    try txn.put(meta, key: keys.nextID, value: BigEndianKey(nextID))
+    if done {
+      // The atomic switch: the destination version becomes the store's, in this same
+      // transaction; the scratch state goes, the source log stays for a rollback.
+      try txn.put(meta, key: MetaKey.activeVersion, value: String(self.last.destinationModel.version))
+      try txn.put(meta, key: keys.from, value: String(first.sourceModel.version))
+      try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(last))
+      for k in [keys.checkpoint, keys.nextID, keys.fingerprint] { try txn.delete(meta, key: k) }
+      for (_, db) in stages[0].source.projections { try txn.empty(db) }
+      for stage in stages {
+        if !stage.isFinal {
+          for (_, db) in stage.output.projections { try txn.empty(db) }
+          try txn.empty(stage.output.log)
+        }
+        try txn.empty(stage.forward)
+        try txn.empty(stage.reverse)
+      }
+    }
+    try txn.commit()
+    return done
+  }
+
+  /// Migrates one source commit's events through one step into one destination commit
+  /// (written to the log by the last step only; none when nothing changed).
+  ///
+  /// - Returns: the commit written, and the destination events (the next step's input).
+  private func migrate(
+    _ c: Commit, events: [Event], stage: Stage, sourceProjector: Projector, applySource: Bool,
+    associations: Associations, handle: WriteHandle, nextID: inout UInt64
+  ) throws -> (CommitInfo?, [Event]) {
+    let mapping = stage.mapping
+    // 1. The source state after the commit, and the objects whose mapping may change.
+    var touched: Set<ObjectID> = []
+    for e in events {
+      if applySource { try sourceProjector.apply(e) }
+      touched.insert(e.object)
+      if case .link(_, _, let t, _) = e { touched.insert(t) }
+      if case .unlink(_, _, let t) = e { touched.insert(t) }
+    }
+    if applySource { sourceProjector.forgetTouched() }
+    let affected = try expand(touched, hops: mapping.reach, reader: sourceProjector.reader).sorted()
+
+    // 2. One destination transaction, with the source commit's time and metadata.
+    var metadata = c.metadata
+    metadata.sourceCommit = c.firstSequence
+    let tx = Transaction(model: mapping.destinationModel, dbs: stage.output, handle: handle, metadata: metadata)
+    tx.commitTime = c.time
+    tx.writesLog = stage.isFinal
+    defer { tx.close() }
+    let context = UpcastContext(
+      source: SourceGraph(projector: sourceProjector), associations: associations, sourceModel: mapping.sourceModel,
+      destination: tx)
+    let manager = MigrationManager(context: context, mapping: mapping)
+    let active = mapping.mappings.filter { $0.source != nil && $0.destination != nil }
+    func policy(_ m: CompiledEntityMapping) -> any MigrationPolicy { m.policy ?? DefaultPolicy() }
+    func step<T>(_ name: String, _ m: CompiledEntityMapping, _ object: ObjectID? = nil, _ body: () throws -> T) throws -> T {
+      onStage?("\(name) \(m.name)")
+      do {
+        return try body()
+      } catch {
+        let on = object.map { " on #\($0.rawValue)" } ?? ""
+        throw MigrationError(
+          "source commit \(c.number) (sequence \(c.firstSequence)), mapping \(m.name), \(name)\(on): \(error)")
+      }
+    }
+
+    for m in active { try step("begin", m) { try policy(m).begin(m, manager: manager) } }
+    // 3. Destination instances: what each affected source makes now, against what it made before.
+    for m in active {
+      guard let srcEntity = m.source else { continue }
+      for s in affected {
+        guard let state = try sourceProjector.state(s) ?? deletedEntity(s, sourceProjector),
+          mapping.sourceModel.isKind(state.entity, of: srcEntity.id)
+        else { continue }
+        let source = SourceObject(id: s, entity: state.entity)
+        manager.drafts = []
+        manager.draftSource = source
+        let alive = try sourceProjector.state(s) != nil
+        if alive {
+          let passes = try m.filter.map { try $0.evaluate(s, in: context.source, variables: ["source": .object(s)]) } ?? true
+          if passes {
+            try step("createDestinationInstances", m, s) {
+              try policy(m).createDestinationInstances(for: source, mapping: m, manager: manager)
+            }
+          }
+        }
+        manager.draftSource = nil
+        try step("reconcile", m, s) {
+          try reconcile(m, source, manager.drafts, tx: tx, associations: associations, nextID: &nextID)
+        }
+      }
+    }
+    for m in active { try step("endInstanceCreation", m) { try policy(m).endInstanceCreation(m, manager: manager) } }
+    // 4. Relationships of the destination objects of the affected sources.
+    for m in active {
+      // A mapping with no relationship mappings and no policy has nothing to do here.
+      guard let srcEntity = m.source, !m.relationships.isEmpty || m.policy != nil else { continue }
+      for s in affected {
+        guard let state = try sourceProjector.state(s), mapping.sourceModel.isKind(state.entity, of: srcEntity.id) else { continue }
+        for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
+          try step("createRelationships", m, s) { try policy(m).createRelationships(for: d, mapping: m, manager: manager) }
+        }
+      }
+    }
+    for m in active {
+      try step("endRelationshipCreation", m) { try policy(m).endRelationshipCreation(m, manager: manager) }
+    }
+    for m in active { try step("performCustomValidation", m) { try policy(m).performCustomValidation(m, manager: manager) } }
+    for m in active { try step("end", m) { try policy(m).end(m, manager: manager) } }
+    do {
+      return (try tx.finish(), tx.events)
+    } catch {
+      throw MigrationError("source commit \(c.number) (sequence \(c.firstSequence)): the destination commit is invalid: \(error)")
+    }
+  }
+
+  /// The entity a deleted source object had (its destinations must go too).
+  private func deletedEntity(_ s: ObjectID, _ p: Projector) throws -> ObjectState? {
+    guard let e = try p.reader.entity(of: s) else { return nil }
+    return ObjectState.placeholder(id: s, entity: e)
+  }
+
+  /// The objects within `hops` links of `start`, `start` included.
+  private func expand(_ start: Set<ObjectID>, hops: Int, reader: GraphReader<WriteHandle>) throws -> Set<ObjectID> {
+    var all = start
+    var frontier = start
+    for _ in 0..<hops {
+      var next: Set<ObjectID> = []
+      for o in frontier {
+        for (_, t) in try reader.allLinks(o) where !all.contains(t) { next.insert(t) }
+      }
+      if next.isEmpty { break }
+      all.formUnion(next)
+      frontier = next
+    }
+    return all
+  }
+
+  /// Writes the difference between what a source made before and what it makes now.
+  private func reconcile(
+    _ m: CompiledEntityMapping, _ s: SourceObject, _ drafts: [MigrationManager.Draft], tx: Transaction,
+    associations: Associations, nextID: inout UInt64
+  ) throws {
+    let existing = try associations.destinations(mapping: m.index, source: s.id)
+    let wanted = Set(drafts.map(\.key))
+    for (key, d) in existing where !wanted.contains(key) {
+      try tx.delete(d)
+      try associations.remove(mapping: m.index, source: s.id, key: key, destination: d)
+    }
+    let had = Dictionary(existing, uniquingKeysWith: { a, _ in a })
+    for draft in drafts {
+      if let d = had[draft.key], try tx.object(d) != nil {
+        for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
+        continue
+      }
+      if let stale = had[draft.key] {
+        try associations.remove(mapping: m.index, source: s.id, key: draft.key, destination: stale)
+      }
+      // The one-object mapping keeps the source's identity (once: identities are never reused).
+      let id: ObjectID
+      let unused = try tx.entityID(of: s.id) == nil
+      if m.keepsIdentity && draft.key.isEmpty && unused {
+        id = s.id
+      } else {
+        id = ObjectID(nextID)
+        nextID += 1
+      }
+      tx.nextIdentities = [id]
+      let d = try tx.insert(draft.entity.name, defaultsExcept: Set(draft.values.compactMap { $0.1 == nil ? nil : $0.0.name }))
+      for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
+      try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
+    }
+  }
+}

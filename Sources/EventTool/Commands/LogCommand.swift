@@ -1,0 +1,62 @@
+import EventGraph
+
+struct LogCommand: ToolCommand {
+  let spec = CommandSpec(
+    name: "log", abstract: "Print the events of the log.",
+    positionals: [PositionalSpec("STORE", help: "The store directory.")],
+    options: [
+      OptionSpec("from", valueName: "SEQ", help: "Start at event SEQ."),
+      OptionSpec("to", valueName: "SEQ", help: "Stop after event SEQ."),
+      OptionSpec("object", valueName: "ID", help: "Only the events about this object (Entity/N), from its history."),
+      OptionSpec("json", help: "One JSON object per event (FORMATS.md)."),
+    ],
+    examples: ["eventtool log book.store", "eventtool log book.store --object AddressBook/1 --json"])
+
+  func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let from = try a.sequence("from") ?? 1
+    let to = try a.sequence("to") ?? .max
+    let store = try openStore(try a.required("STORE"))
+    let json = a.flag("json")
+    try store.read { s in
+      func show(_ commit: Commit, only: ObjectID?) {
+        if !json {
+          var header = "commit \(commit.number)  \(ISO8601.format(commit.time))  v\(commit.modelVersion)"
+          if let author = commit.metadata.author { header += "  by \(author)" }
+          if let source = commit.metadata.sourceCommit { header += "  from source commit at \(source)" }
+          if let root = commit.metadata.clonedFrom { header += "  cloned from \(s.display(root))" }
+          io.print(header)
+        }
+        for (seq, e) in commit.sequencedEvents where seq >= from && seq <= to {
+          if let only, !Self.concerns(e, only) { continue }
+          io.print(json ? s.json(e, sequence: seq, commit: commit).serialized() : "  " + s.text(e, sequence: seq))
+        }
+      }
+      if let text = a.value("object") {
+        let id = try Self.identity(text, in: s)
+        for first in try s.history(of: id) where first <= to {
+          for c in try s.commits(from: first, to: first) where c.lastSequence >= from { show(c, only: id) }
+        }
+      } else {
+        try s.forEachCommit(from: from, to: to) { show($0, only: nil) }
+      }
+    }
+  }
+
+  static func concerns(_ e: Event, _ id: ObjectID) -> Bool {
+    switch e {
+    case .link(let o, _, let t, _), .unlink(let o, _, let t): o == id || t == id
+    default: e.object == id
+    }
+  }
+
+  /// An identity that may name a deleted object (its history stays readable).
+  static func identity(_ text: String, in s: Snapshot) throws -> ObjectID {
+    guard let (name, id) = ObjectID.parse(text), let e = s.model.entity(named: name) else {
+      throw ToolError.usage("'\(text)' is not an identity (Entity/N with a known entity)")
+    }
+    guard let actual = try s.entityID(of: id), s.model.isKind(actual, of: e.id) else {
+      throw ToolError.failed("no object \(text)")
+    }
+    return id
+  }
+}

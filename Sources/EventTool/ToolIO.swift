@@ -1,0 +1,93 @@
+import Foundation
+
+/// Where a command reads and writes: the process's streams, or buffers in tests.
+public final class ToolIO: @unchecked Sendable {
+  // SAFETY (@unchecked Sendable): a command runs on one thread; the closures are only
+  // called from it.
+  let writeOut: (String) -> Void
+  let writeErr: (String) -> Void
+  let readInput: () -> [UInt8]
+  /// Whether standard error is a terminal (progress bars are shown only then).
+  public let isTerminal: Bool
+
+  public init(
+    out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: @escaping () -> [UInt8] = { [] },
+    isTerminal: Bool = false
+  ) {
+    self.writeOut = out
+    self.writeErr = err
+    self.readInput = input
+    self.isTerminal = isTerminal
+  }
+
+  /// The process's standard streams.
+  public static func standard() -> ToolIO {
+    ToolIO(
+      out: { FileHandle.standardOutput.write(Data($0.utf8)) },
+      err: { FileHandle.standardError.write(Data($0.utf8)) },
+      input: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
+      isTerminal: isatty(2) == 1)
+  }
+
+  /// Prints a line to standard output.
+  public func print(_ line: String) { writeOut(line + "\n") }
+
+  /// Prints a line to standard error.
+  public func printError(_ line: String) { writeErr(line + "\n") }
+
+  /// Reads a file, or standard input for `-`.
+  public func read(_ path: String) throws -> [UInt8] {
+    if path == "-" { return readInput() }
+    // A FileHandle also reads pipes and devices (/dev/stdin), which FileManager does not.
+    guard let handle = FileHandle(forReadingAtPath: path) else { throw ToolError.failed("\(path): cannot be read") }
+    defer { try? handle.close() }
+    return [UInt8](handle.readDataToEndOfFile())
+  }
+
+  /// A progress bar on a terminal; nothing otherwise.
+  public func progress(_ label: String, total: Int?) -> Progress { Progress(io: self, label: label, total: total) }
+}
+
+/// A progress bar drawn on standard error, only when it is a terminal.
+public final class Progress {
+  let io: ToolIO
+  let label: String
+  let total: Int?
+  private var last = Date.distantPast
+
+  init(io: ToolIO, label: String, total: Int?) {
+    self.io = io
+    self.label = label
+    self.total = total
+  }
+
+  /// Shows `done` (at most ten times a second).
+  public func update(_ done: Int) {
+    guard io.isTerminal, Date().timeIntervalSince(last) > 0.1 else { return }
+    last = Date()
+    if let total, total > 0 {
+      let width = 30
+      let filled = min(width, done * width / total)
+      io.writeErr("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(done)/\(total)")
+    } else {
+      io.writeErr("\r\(label) \(done)")
+    }
+  }
+
+  /// Clears the bar.
+  public func finish() {
+    if io.isTerminal { io.writeErr("\r\u{1B}[K") }
+  }
+}
+
+/// A command's failure: exit status 1 (the operation failed) or 2 (bad command line).
+public enum ToolError: Error, CustomStringConvertible {
+  case failed(String)
+  case usage(String)
+
+  public var description: String {
+    switch self {
+    case .failed(let m), .usage(let m): m
+    }
+  }
+}

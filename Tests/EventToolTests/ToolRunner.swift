@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// Runs a built executable of this package (next to the test bundle) as a user would.
+enum ToolRunner {
+  static let productsDirectory: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    // The test runner may live inside an .xctest bundle directory on some platforms.
+    while url.pathExtension == "xctest" { url = url.deletingLastPathComponent() }
+    return url
+  }()
+
+  struct Result {
+    var status: Int32
+    var out: String
+    var err: String
+  }
+
+  /// Runs `eventtool` with `arguments`, feeding `input` to its standard input.
+  static func eventtool(_ arguments: [String], input: String? = nil) throws -> Result {
+    try run("eventtool", arguments, input: input)
+  }
+
+  static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Result {
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent(executable)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = stdin
+    try process.run()
+    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    try stdin.fileHandleForWriting.close()
+    // Read both pipes before waiting, so a full pipe cannot block the child.
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+      err: String(decoding: errData, as: UTF8.self))
+  }
+}
+
+func temporaryDirectory(_ label: String = #function) -> String {
+  let safe = label.filter { $0.isLetter || $0.isNumber }
+  let path = FileManager.default.temporaryDirectory
+    .appendingPathComponent("eventtool-tests-\(safe)-\(UUID().uuidString.prefix(8))").path
+  try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
+
+func removeDirectory(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+
+/// The package's example files.
+let examples: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent().appendingPathComponent("Docs/examples").path
