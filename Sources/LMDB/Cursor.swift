@@ -64,9 +64,10 @@ public struct Cursor: ~Copyable {
   /// The current value, copied.
   public func value() throws -> [UInt8] { try withCurrent { _, v in [UInt8](v) } }
 
-  /// Stores `value` under `key` through the cursor (write transactions only). With
-  /// ``PutFlags/append`` on a cursor that appended last, LMDB adds the entry to the page it
-  /// is on, without searching the tree again: the fast way to write keys in order.
+  /// Stores `value` under `key` through the cursor (write transactions only).
+  ///
+  /// With ``PutFlags/append`` on a cursor that appended last, LMDB adds the entry to the
+  /// page it is on, without searching the tree again: the fast way to write keys in order.
   public func put(key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = []) throws(LMDBError) {
     let rc = key.withLMDBBytes { k in
       value.withLMDBBytes { v in

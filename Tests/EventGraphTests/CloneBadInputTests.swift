@@ -61,7 +61,10 @@ struct CloneBadInputTests {
   @Test(
     "a policy or override name the model does not have, named with its entity",
     arguments: [
-      (["bogus": CopyPolicy.deep], [String: AttributeOverride](), StoreError.unknownProperty(entity: "Company", property: "bogus")),
+      (
+        ["bogus": CopyPolicy.deep], [String: AttributeOverride](),
+        StoreError.unknownProperty(entity: "Company", property: "bogus")
+      ),
       (["Employee.bogus": .deep], [:], .unknownProperty(entity: "Employee", property: "bogus")),
       (["Nope.employees": .deep], [:], .unknownEntity("Nope")),
       (["Company.name": .deep], [:], .notARelationship(entity: "Company", property: "name")),
@@ -111,7 +114,8 @@ struct CloneBadInputTests {
       guard case .referenceToDeleted(_, _, let target) = e else { throw e }
       #expect(target == "Department/\(department.rawValue)")
     }
-    let copy = try f.store.clone(root: f.seed.company, policy: ["department": .skip, "departments": .skip], asOf: f.end)
+    let copy = try f.store.clone(
+      root: f.seed.company, policy: ["department": .skip, "departments": .skip], asOf: f.end)
     #expect(copy.count == 6)
   }
 

@@ -31,7 +31,9 @@ struct ClonePropertyTests {
     switch rng.next() % 10 {
     case 0: root = old.sorted()[Int(rng.next() % UInt64(old.count))]
     case 1, 2: root = live[Int(rng.next() % UInt64(live.count))]
-    default: root = live.max { policy.closure(of: $0, in: expected).count < policy.closure(of: $1, in: expected).count } ?? live[0]
+    default:
+      root =
+        live.max { policy.closure(of: $0, in: expected).count < policy.closure(of: $1, in: expected).count } ?? live[0]
     }
     guard expected[root] != nil else {
       // Not live then: refused, nothing written.
@@ -47,7 +49,8 @@ struct ClonePropertyTests {
     let liveNow = try store.read { s throws in Set(try allObjects(s)) }
     for o in members {
       let v = try #require(expected[o])
-      for r in try #require(model.entity(v.state.entity)).relationships where policy.of(v.state.entity, r) == .reference {
+      for r in try #require(model.entity(v.state.entity)).relationships where policy.of(v.state.entity, r) == .reference
+      {
         for t in v.relationships[r.id] ?? [] where !seen.contains(t) {
           if r.inverseIsToOne(in: model) { steals = true } else if !liveNow.contains(t) { dangles = true }
         }
@@ -158,7 +161,8 @@ struct ClonePropertyTests {
       // The deep closure, and what its members reference.
       var members = try reachable(s, from: root, asOf: s.logEnd().sequence)
       for v in Array(members.values) {
-        for r in try #require(model.entity(v.state.entity)).relationships where r.defaultCopyPolicy(in: model) == .reference {
+        for r in try #require(model.entity(v.state.entity)).relationships
+        where r.defaultCopyPolicy(in: model) == .reference {
           for t in v.relationships[r.id] ?? [] where members[t] == nil { members[t] = try currentVersion(s, t) }
         }
       }
@@ -232,7 +236,8 @@ enum RandomGraph {
     let rules: [DeleteRule] = [.nullify, .cascade, .noAction, .nullify, .deny]
     // Deep copies are what make subgraphs large: favour them.
     let policies: [CopyPolicy] = [.deep, .deep, .deep, .reference, .skip]
-    func side(_ rng: inout SeededGenerator, _ name: String, _ dest: Int, _ inverse: String?) -> RelationshipDescription {
+    func side(_ rng: inout SeededGenerator, _ name: String, _ dest: Int, _ inverse: String?) -> RelationshipDescription
+    {
       let toMany = chance(&rng, 50)
       return RelationshipDescription(
         name: name, destination: "E\(dest)", isToMany: toMany, isOrdered: toMany && chance(&rng, 50),

@@ -41,7 +41,8 @@ struct CompanySeed {
         let e = try tx.insert(
           "Employee",
           [
-            "name": .string("employee \(i)"), "salary": .decimal(Decimal(sign: .plus, exponent: -2, significand: Decimal(100_025 + 100 * i))),
+            "name": .string("employee \(i)"),
+            "salary": .decimal(Decimal(sign: .plus, exponent: -2, significand: Decimal(100_025 + 100 * i))),
             "badge": i % 7 == 3 ? nil : .uuid(randomUUID(&rng)),
           ])
         // Hired in a scrambled order, so that the list order is not the identity order.
@@ -108,7 +109,8 @@ func dump(_ g: some GraphReading, only: Set<ObjectID>? = nil) throws -> [String]
 }
 
 /// The version of every object as of `sequence`, read through the public time-travel API.
-func versions(_ s: Snapshot, _ ids: some Sequence<ObjectID>, asOf sequence: UInt64) throws -> [ObjectID: ObjectVersion] {
+func versions(_ s: Snapshot, _ ids: some Sequence<ObjectID>, asOf sequence: UInt64) throws -> [ObjectID: ObjectVersion]
+{
   var result: [ObjectID: ObjectVersion] = [:]
   for o in ids { if let v = try s.object(o, asOf: sequence) { result[o] = v } }
   return result
@@ -150,7 +152,8 @@ func expectRenamed(
   _ original: ObjectVersion, _ copy: ObjectVersion, map: [ObjectID: ObjectID], model: Model,
   keep: (Relationship, ObjectID) -> Bool = { _, _ in true }, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-  #expect(sameValues(original.state, copy.state), "values of #\(original.state.id.rawValue)", sourceLocation: sourceLocation)
+  #expect(
+    sameValues(original.state, copy.state), "values of #\(original.state.id.rawValue)", sourceLocation: sourceLocation)
   guard let e = model.entity(original.state.entity) else { return }
   for r in e.relationships {
     let expected = (original.relationships[r.id] ?? []).filter { keep(r, $0) }.map { map[$0] ?? $0 }
@@ -158,7 +161,9 @@ func expectRenamed(
     if r.isOrdered {
       #expect(actual == expected, "\(e.name).\(r.name) of #\(copy.state.id.rawValue)", sourceLocation: sourceLocation)
     } else {
-      #expect(Set(actual) == Set(expected), "\(e.name).\(r.name) of #\(copy.state.id.rawValue)", sourceLocation: sourceLocation)
+      #expect(
+        Set(actual) == Set(expected), "\(e.name).\(r.name) of #\(copy.state.id.rawValue)",
+        sourceLocation: sourceLocation)
       #expect(actual.count == expected.count, sourceLocation: sourceLocation)
     }
   }

@@ -45,8 +45,9 @@ struct CloneTests {
         #expect(try s.related(c, "department") == department)
         #expect(try s.related(try #require(department.first), "employees").contains(c))
       }
-      #expect(try s.related(copy.identities[seed.employees[7]] ?? ObjectID(0), "reports").contains(
-        copy.identities[seed.employees[7]] ?? ObjectID(0)))
+      #expect(
+        try s.related(copy.identities[seed.employees[7]] ?? ObjectID(0), "reports").contains(
+          copy.identities[seed.employees[7]] ?? ObjectID(0)))
       // Every attribute, binary and dates included.
       #expect(try s.value(copy.root, "logo") == .binary([0, 1, 2, 0xFF, 0x7F]))
       #expect(try s.value(copy.root, "founded") == s.value(seed.company, "founded"))
@@ -106,10 +107,12 @@ struct CloneTests {
         expectRenamed(
           was, try #require(try currentVersion(s, c)), map: copy.identities, model: s.model)
       }
-      #expect(try s.related(copy.root, "employees") == (pastCompany.relationships[
-        try #require(s.model.entity(named: "Company")?.relationship(named: "employees")).id] ?? []).compactMap {
-          copy.identities[$0]
-        })
+      #expect(
+        try s.related(copy.root, "employees")
+          == (pastCompany.relationships[
+            try #require(s.model.entity(named: "Company")?.relationship(named: "employees")).id] ?? []).compactMap {
+            copy.identities[$0]
+          })
     }
     #expect(try store.verify().isOK)
   }
@@ -173,7 +176,7 @@ struct CloneTests {
       let departments = try s.objects(of: "Department")
       for d in departments {
         // Only the copied company and its copied employees: the rest stayed home.
-        #expect(try s.related(d, "companies").allSatisfy { $0 == copy.root } )
+        #expect(try s.related(d, "companies").allSatisfy { $0 == copy.root })
         for e in try s.related(d, "employees") { #expect(try s.related(e, "company") == [copy.root]) }
       }
       let commit = try #require(try s.commits().last)
@@ -248,16 +251,25 @@ struct CloneTests {
 
   @Test("ordered many-to-many relationships keep their order on both sides, even in a cycle")
   func orderedBothSides() throws {
-    let model = try Model(name: "Net", version: 1, entities: [
-      EntityDescription(name: "Group", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-        RelationshipDescription(
-          name: "members", destination: "Node", isToMany: true, isOrdered: true, inverse: "groups", deleteRule: .cascade)
-      ]),
-      EntityDescription(name: "Node", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-        RelationshipDescription(name: "groups", destination: "Group", isToMany: true, isOrdered: true, inverse: "members"),
-        RelationshipDescription(name: "friends", destination: "Node", isToMany: true, isOrdered: true, inverse: "friends"),
-      ]),
-    ])
+    let model = try Model(
+      name: "Net", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Group", attributes: [AttributeDescription(name: "name", type: .string)],
+          relationships: [
+            RelationshipDescription(
+              name: "members", destination: "Node", isToMany: true, isOrdered: true, inverse: "groups",
+              deleteRule: .cascade)
+          ]),
+        EntityDescription(
+          name: "Node", attributes: [AttributeDescription(name: "name", type: .string)],
+          relationships: [
+            RelationshipDescription(
+              name: "groups", destination: "Group", isToMany: true, isOrdered: true, inverse: "members"),
+            RelationshipDescription(
+              name: "friends", destination: "Node", isToMany: true, isOrdered: true, inverse: "friends"),
+          ]),
+      ])
     let (store, dir) = try makeStore(model)
     defer { removeDirectory(dir) }
     let (g, nodes) = try store.write { tx throws in
@@ -280,7 +292,8 @@ struct CloneTests {
       for o in [g] + nodes {
         let c = try #require(copy.identities[o])
         expectRenamed(
-          try #require(try currentVersion(s, o)), try #require(try currentVersion(s, c)), map: copy.identities, model: model)
+          try #require(try currentVersion(s, o)), try #require(try currentVersion(s, c)), map: copy.identities,
+          model: model)
       }
       try expectInversesHold(s, try allObjects(s))
     }

@@ -92,7 +92,8 @@ extension EventStore {
     guard target.model == model else {
       throw StoreError.modelMismatch(
         source: "\(model.name) v\(model.version)",
-        target: "\(target.model.name) v\(target.model.version)" + (target.model.version == model.version ? " (defined differently)" : ""))
+        target: "\(target.model.name) v\(target.model.version)"
+          + (target.model.version == model.version ? " (defined differently)" : ""))
     }
     meta.extra["clonedFromStore"] = storeID
     let plan = try read { s in
@@ -135,7 +136,8 @@ struct ClonePlan: Sendable {
     let graph = try versions.collect(root: root, rootMember: member, policies: policies)
     try graph.checkReferences(policies: policies, reader: reader, crossStore: crossStore)
     return ClonePlan(
-      model: reader.model, graph: graph, policies: policies, overrides: attributes, sequence: try sequence ?? reader.logEnd().sequence)
+      model: reader.model, graph: graph, policies: policies, overrides: attributes,
+      sequence: try sequence ?? reader.logEnd().sequence)
   }
 }
 

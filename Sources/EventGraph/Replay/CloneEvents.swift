@@ -119,7 +119,8 @@ struct SubgraphEvents {
             // Outside the subgraph (the copy shares the target), or one way: only this
             // list holds the link.
             let position = r.isOrdered ? placed.place(keyY, index: i) : nil
-            try emit(.link(identities[y], relationship: r.id, target: x.map { identities[$0] } ?? t, position: position))
+            try emit(
+              .link(identities[y], relationship: r.id, target: x.map { identities[$0] } ?? t, position: position))
             continue
           }
           // Lists are replayed member by member, relationships in ID order: the other

@@ -84,7 +84,9 @@ struct FreshObjects {
     // these databases that starts with an identity: appended, no search, no page split.
     let after = try reader.lastObjectID()
     let append: PutFlags = (states.first.map { $0.id.rawValue > after } ?? false) ? .append : []
-    let ordered = model.entities.map { e in e.properties.map { if case .relationship(let r) = $0.kind { r.isOrdered } else { false } } }
+    let ordered = model.entities.map { e in
+      e.properties.map { if case .relationship(let r) = $0.kind { r.isOrdered } else { false } }
+    }
     let none: [UInt8] = []
     // One cursor per database: appending through a cursor that appended last stays on
     // its page instead of descending the tree for every key.
@@ -217,7 +219,9 @@ extension EventStore {
       if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
         throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
       }
-      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
+        Int(String(decoding: $0, as: UTF8.self))
+      }
       guard active == model.version else {
         throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
       }

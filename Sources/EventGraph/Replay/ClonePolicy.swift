@@ -48,7 +48,8 @@ struct CopyPolicyTable: Sendable {
     for e in model.entities {
       var row = [CopyPolicy](repeating: .skip, count: e.properties.count)
       for r in e.relationships {
-        row[Int(r.id.rawValue)] = keys.value(for: r.name, in: e, model: model, from: overrides)
+        row[Int(r.id.rawValue)] =
+          keys.value(for: r.name, in: e, model: model, from: overrides)
           ?? r.defaultCopyPolicy(in: model)
       }
       table.append(row)

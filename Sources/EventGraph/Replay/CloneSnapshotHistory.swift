@@ -126,9 +126,10 @@ struct OriginalLists {
 
   init(members: Set<ObjectID>) { self.members = members }
 
-  /// The event as the snapshot replays it (a link's position recounted), or `nil` when it
-  /// names an object the snapshot leaves out. Every event must be passed, in order,
-  /// kept or not, so that the lists follow the original.
+  /// The event as the snapshot replays it (a link's position recounted), or `nil`.
+  ///
+  /// `nil` when it names an object the snapshot leaves out. Every event must be passed,
+  /// in order, kept or not, so that the lists follow the original.
   mutating func filter<T>(_ event: Event, versions: inout VersionReader<T>) throws -> Event? {
     switch event {
     case .insert(let o, _), .set(let o, _, _), .delete(let o):

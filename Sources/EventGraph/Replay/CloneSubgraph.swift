@@ -27,7 +27,9 @@ struct Member: Sendable {
   /// The public form, for attribute overrides.
   var version: ObjectVersion {
     var relationships: [PropertyID: [ObjectID]] = [:]
-    for (p, targets) in lists.enumerated() where !targets.isEmpty { relationships[PropertyID(rawValue: UInt16(p))] = targets }
+    for (p, targets) in lists.enumerated() where !targets.isEmpty {
+      relationships[PropertyID(rawValue: UInt16(p))] = targets
+    }
     return ObjectVersion(state: state, relationships: relationships)
   }
 }
@@ -79,9 +81,10 @@ struct IdentityTable: Sendable {
     mask = size - 1
   }
 
-  /// Nearby identities land in nearby slots: a subgraph's identities are mostly dense
-  /// runs, so lookups in identity order stay in cache. The high bits are folded in so
-  /// that runs far apart do not pile up.
+  /// Nearby identities land in nearby slots.
+  ///
+  /// A subgraph's identities are mostly dense runs, so lookups in identity order stay in
+  /// cache. The high bits are folded in so that runs far apart do not pile up.
   @inline(__always)
   private func slot(_ key: UInt64) -> Int {
     Int(truncatingIfNeeded: key ^ (key >> 21) ^ (key >> 42)) & mask
@@ -258,7 +261,8 @@ extension Subgraph {
             throw StoreError.referenceOutsideStore(object: object, relationship: r.name, target: target)
           }
           if let back = r.inverseRelationship(in: model), !back.isToMany {
-            throw StoreError.referenceWouldMove(object: object, relationship: r.name, target: target, inverse: back.name)
+            throw StoreError.referenceWouldMove(
+              object: object, relationship: r.name, target: target, inverse: back.name)
           }
           if try reader.object(t) == nil {
             throw StoreError.referenceToDeleted(object: object, relationship: r.name, target: target)

@@ -9,7 +9,9 @@ struct Validator<G: GraphReading> {
     var rules: [EntityID: (attributes: [Attribute], relationships: [Relationship])] = [:]
     for id in objects {
       guard let s = try graph.object(id) else { continue }  // deleted
-      if rules[s.entity] == nil, let e = model.entity(s.entity) { rules[s.entity] = (e.attributes, e.relationships) }
+      if rules[s.entity] == nil, let e = model.entity(s.entity) {
+        rules[s.entity] = (e.attributes, e.relationships)
+      }
       guard let (attributes, relationships) = rules[s.entity] else { continue }
       for a in attributes where !a.isOptional && s[a.id] == nil {
         throw StoreError.validation(object: graph.display(id), property: a.name, message: "required attribute has no value")
