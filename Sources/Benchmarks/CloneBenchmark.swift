@@ -20,33 +20,38 @@ import Foundation
 // `peeredBy`), so every copy has both re-pointed inside the copy. Both stores use
 // relaxed durability, so the figures compare the work, not the fsyncs.
 
-/// Runs the clone benchmark and adds its rows to `table`: for each size, the clone and
-/// the one-by-one copy, best of a few runs each (every run adds a copy to the same
-/// store), as wall-clock rates and as rates of the process's CPU time, which a busy
-/// machine disturbs less.
+/// Runs the clone benchmark and adds its rows to `table`; see ``CloneBenchmark/run(sizes:table:)``.
 func runCloneBenchmark(table: inout BenchmarkTable, sizes: [Int] = [10_000, 100_000]) throws {
-  for size in sizes {
-    let directory = try temporaryDirectory(prefix: "eventgraph-clone")
-    defer { try? removeDirectory(directory) }
-    let store = try EventStore.create(
-      at: directory + "/store", model: try CloneBenchmark.model(), options: StoreOptions(durability: .relaxed))
-    let root = try CloneBenchmark.fill(store, size: size)
-    let runs = size <= 10_000 ? 3 : 2
-    var replay = CloneBenchmark.Best()
-    var baseline = CloneBenchmark.Best()
-    for _ in 0..<runs {
-      try replay.run(size, "clone") { try store.clone(root: root).count }
-      try baseline.run(size, "read and insert") { try CloneBenchmark.copyOneByOne(store, root: root) }
-    }
-    let name = "clone \(formatNumber(Double(size)))-object subgraph"
-    table.add(name, replay.wall, unit: "objects/s", baseline: baseline.wall, baselineName: "read + insert one by one")
-    table.add(
-      name + " (CPU time)", replay.cpu, unit: "objects/s", baseline: baseline.cpu,
-      baselineName: "read + insert one by one")
-  }
+  try CloneBenchmark.run(sizes: sizes, table: &table)
 }
 
 enum CloneBenchmark {
+  /// Runs the clone benchmark and adds its rows to `table`: for each size, the clone and
+  /// the one-by-one copy, best of a few runs each (every run adds a copy to the same
+  /// store), as wall-clock rates and as rates of the process's CPU time, which a busy
+  /// machine disturbs less.
+  static func run(sizes: [Int] = [10_000, 100_000], table: inout BenchmarkTable) throws {
+    for size in sizes {
+      let directory = try temporaryDirectory(prefix: "eventgraph-clone")
+      defer { try? removeDirectory(directory) }
+      let store = try EventStore.create(
+        at: directory + "/store", model: try CloneBenchmark.model(), options: StoreOptions(durability: .relaxed))
+      let root = try CloneBenchmark.fill(store, size: size)
+      let runs = size <= 10_000 ? 3 : 2
+      var replay = CloneBenchmark.Best()
+      var baseline = CloneBenchmark.Best()
+      for _ in 0..<runs {
+        try replay.run(size, "clone") { try store.clone(root: root).count }
+        try baseline.run(size, "read and insert") { try CloneBenchmark.copyOneByOne(store, root: root) }
+      }
+      let name = "clone \(formatNumber(Double(size)))-object subgraph"
+      table.add(name, replay.wall, unit: "objects/s", baseline: baseline.wall, baselineName: "read + insert one by one")
+      table.add(
+        name + " (CPU time)", replay.cpu, unit: "objects/s", baseline: baseline.cpu,
+        baselineName: "read + insert one by one")
+    }
+  }
+
   /// The fastest of several runs, by wall clock and by CPU time.
   struct Best {
     var wall = Measurement(operations: 0, seconds: .infinity)
