@@ -15,8 +15,19 @@ struct CloneTests {
       return (try dump(s, only: ids), ids, try s.commits())
     }
 
+    var exportBefore: [String] = []
+    try store.export(entity: "Company") { exportBefore.append($0) }
+    try store.export(entity: "Employee") { exportBefore.append($0) }
+
     let copy = try store.clone(root: seed.company)
 
+    // The original's export is byte for byte the same: every company and employee line
+    // of before is still there (the departments gain the copies, being shared).
+    var exportAfter: [String] = []
+    try store.export(entity: "Company") { exportAfter.append($0) }
+    try store.export(entity: "Employee") { exportAfter.append($0) }
+    #expect(Set(exportBefore).isSubset(of: Set(exportAfter)))
+    #expect(exportAfter.count == exportBefore.count + 51)
     #expect(copy.count == 51)
     #expect(copy.identities[seed.company] == copy.root)
     #expect(Set(copy.identities.values).isDisjoint(with: oldIDs))
