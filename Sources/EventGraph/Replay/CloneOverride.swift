@@ -8,8 +8,8 @@ import Foundation
 ///   "Company.name": .appending(" (copy)"),      // only companies
 ///   "badge": .newUUID,                           // every entity with a `badge`
 ///   "Company.founded": .now,
-///   "Employee.salary": AttributeOverride { c in  // computed from the original
-///     c.value.flatMap(\.doubleValue).map { .double($0 * 1.1) }
+///   "Employee.name": AttributeOverride { c in  // computed from the original
+///     c.value.map { .string("\($0.stringValue ?? "") #\(c.copy.rawValue)") }
 ///   },
 /// ])
 /// ```
