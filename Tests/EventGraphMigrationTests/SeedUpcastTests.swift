@@ -33,3 +33,29 @@ struct SeedUpcastTests {
     #expect(try store.verify().isOK)
   }
 }
+
+@Suite("Upcasting again")
+struct UpcastAgainTests {
+  @Test("an upcast again after a rollback refuses to discard commits written in the newer version")
+  func keepsNewerCommits() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/book"
+    let ids = try seedStore(path)
+    _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())
+    do {
+      let store = try EventStore(path: path)
+      try store.write { tx in try tx.set(try #require(ids["issun"]), "firstName", .string("一寸 (v2)")) }
+    }
+    try EventStore.rollback(at: path)
+    #expect {
+      _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())
+    } throws: { error in
+      "\(error)".contains("would discard them")
+    }
+    // Nothing was lost: forward again, the v2 commit is there.
+    try EventStore.rollback(at: path, to: 2)
+    let store = try EventStore(path: path)
+    try store.read { s throws in #expect(try s.value(try #require(ids["issun"]), "firstName") == .string("一寸 (v2)")) }
+  }
+}

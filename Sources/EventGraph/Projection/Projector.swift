@@ -83,10 +83,16 @@ package final class Projector {
     switch event {
     case .insert(let o, let entityID):
       let e = try entity(entityID)
-      guard try reader.entity(of: o) == nil else {
-        throw StoreError.corrupt("insert of \(e.name)/\(o.rawValue): identity already used")
+      // An identity is given once; the one exception is an object that comes back as itself
+      // (an upcast re-making a destination whose source was filtered out, then in again):
+      // the same entity, and not alive.
+      if let known = try reader.entity(of: o) {
+        guard known == entityID, try state(o) == nil else {
+          throw StoreError.corrupt("insert of \(e.name)/\(o.rawValue): identity already used")
+        }
+      } else {
+        try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: [])
       }
-      try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: [])
       try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
       park()
       hot = ObjectState(id: o, entity: entityID, propertyCount: e.properties.count)

@@ -7,7 +7,21 @@ struct MappingBuilder {
   let destination: Model
   let policies: PolicyRegistry
   let file: String
-  var reach = 0
+  /// Changes that cannot be inferred, gathered so that one error names every one of them.
+  var refusals: [MappingError] = []
+  /// The longest key path of any expression or predicate.
+  private var longestPath = 0
+  /// The longest key path of a relationship mapping's `sources`.
+  private var longestSources = 0
+  /// The longest key path of a filter or `when`: what decides whether an object exists.
+  private var longestExistence = 0
+
+  /// How far (in links) a change can be from an object whose mappings it affects.
+  ///
+  /// A relationship's targets are the objects another mapping made from objects `sources`
+  /// away, and whether that mapping makes one depends on its filter, up to that much
+  /// further away: the two add up.
+  var reach: Int { max(longestPath, longestSources + longestExistence) }
 
   init(source: Model, destination: Model, policies: PolicyRegistry, file: String) {
     self.source = source
@@ -37,6 +51,16 @@ struct MappingBuilder {
     for m in written {
       guard seen.insert(m.name).inserted else { throw error(m.name, "mapping '\(m.name)' is declared twice") }
     }
+    // Entity names first: an unknown one would otherwise surface as a confusing error in
+    // another mapping's relationship that refers to this mapping.
+    for m in written {
+      if let n = m.source, source.entity(named: n) == nil {
+        throw error("\(m.name).source", "source model has no entity '\(n)'")
+      }
+      if let n = m.destination, destination.entity(named: n) == nil {
+        throw error("\(m.name).destination", "destination model has no entity '\(n)'")
+      }
+    }
     // Lightweight inference for source entities that no mapping names.
     let named = Set(written.compactMap(\.source))
     var inferred = Set<String>()
@@ -60,14 +84,27 @@ struct MappingBuilder {
         try compile(m, index: i, names: names, written: written, keeps: keeper[m.source ?? ""] == i,
                     inferred: inferred.contains(m.name)))
     }
+    if refusals.count == 1, let only = refusals.first { throw only }
+    if !refusals.isEmpty {
+      throw error(
+        "", "\(refusals.count) changes need a mapping: " + refusals.map { "\($0.location): \($0.message)" }.joined(separator: "; "))
+    }
     return result
   }
 
   /// The destination entity a source entity maps to by inference: the same name, or a
   /// destination entity whose `renamingIdentifier` is the source's name.
+  ///
+  /// As in Core Data,
+  /// a renaming identifier kept from an earlier rename matches the same identifier in the
+  /// source (v2 `Volume` renamed from `Book` is v3 `Volume` renamed from `Book`).
   func destinationEntity(for e: Entity) -> Entity? {
-    destination.entity(named: e.name).flatMap { $0.renamingIdentifier == nil || $0.renamingIdentifier == e.name ? $0 : nil }
-      ?? destination.entities.first { $0.renamingIdentifier == e.name }
+    func renamed(_ d: Entity) -> Bool {
+      guard let r = d.renamingIdentifier else { return false }
+      return r == e.name || r == e.renamingIdentifier
+    }
+    return destination.entity(named: e.name).flatMap { $0.renamingIdentifier == nil || renamed($0) ? $0 : nil }
+      ?? destination.entities.first(where: renamed)
   }
 
   /// The source property a destination property takes by default: same name or renaming identifier.
@@ -107,22 +144,31 @@ struct MappingBuilder {
     }
     let variables: [String: QueryType] = ["source": .object(src.id)]
     var filter: CompiledPredicate? = nil
-    if let f = m.filter { filter = try predicate(f, src, variables, at: "\(m.name).filter") }
+    if let f = m.filter {
+      filter = try predicate(f, src, variables, at: "\(m.name).filter")
+      longestExistence = max(longestExistence, Self.hops(f))
+    }
     var attributes: [(Attribute, CompiledExpression)] = []
     var instances: [(key: String, when: CompiledPredicate?, attributes: [(Attribute, CompiledExpression)])] = []
     if m.instances.isEmpty {
-      attributes = try attributeExpressions(m.attributes, src, dst, at: m.name, strict: inferred)
+      // Without a policy, nothing but the mapping can give a required attribute its value.
+      attributes = try attributeExpressions(m.attributes, src, dst, at: m.name, strict: m.policy == nil)
     } else {
       for (k, entry) in m.instances.enumerated() {
         var merged = m.attributes
         for (a, e) in entry.attributes { merged[a] = e }
         let when = try entry.when.map { (w: String) throws(MappingError) in
-          try predicate(w, src, variables, at: "\(m.name).instances[\(k)].when")
+          longestExistence = max(longestExistence, Self.hops(w))
+          return try predicate(w, src, variables, at: "\(m.name).instances[\(k)].when")
         }
-        instances.append((entry.key, when, try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: false)))
+        instances.append(
+          (
+            entry.key, when,
+            try attributeExpressions(merged, src, dst, at: "\(m.name).instances[\(k)]", strict: m.policy == nil)
+          ))
       }
     }
-    var relationships: [(Relationship, target: Int, sources: CompiledExpression)] = []
+    var relationships: [(Relationship, target: Int, sources: CompiledExpression, perObject: Bool)] = []
     for r in dst.relationships {
       let location = "\(m.name).relationships.\(r.name)"
       if let given = m.relationships[r.name] {
@@ -135,27 +181,42 @@ struct MappingBuilder {
           throw error(location, "mapping '\(given.mapping)' does not make \(destination.entity(r.destination)?.name ?? "?") objects")
         }
         let sources = try expression(given.sources, src, variables, at: "\(location).sources")
+        // How far the targets are: `$source.a.b` and `a.b` follow two links (one more than the
+        // hops that reach the last link), `$source` none.
+        let bare = given.sources.filter { !$0.isWhitespace } == "$source"
+        longestSources = max(longestSources, bare ? 0 : Self.hops(given.sources) + 1)
         guard case .object(let e) = sources.resultType.element,
           let targetSource = written[target].source.flatMap({ source.entity(named: $0) }),
           source.isKind(e, of: targetSource.id) || source.isKind(targetSource.id, of: e)
         else {
           throw error("\(location).sources", "'\(given.sources)' does not give the objects mapping '\(given.mapping)' maps from")
         }
-        relationships.append((r, target, sources))
+        if sources.resultType.isToMany && !r.isToMany {
+          throw error("\(location).sources", "'\(given.sources)' gives a collection; \(dst.name).\(r.name) is to-one")
+        }
+        relationships.append((r, target, sources, false))
       } else if let sp = sourceProperty(for: r.name, renaming: r.renamingIdentifier, in: src),
         case .relationship(let sr) = sp.kind
       {
         // Inferred: the same relationship, its targets mapped by the one-object mapping of their entity.
+        if sr.isToMany && !r.isToMany {
+          throw error(
+            location,
+            "\(src.name).\(sp.name) is to-many and \(dst.name).\(r.name) is to-one: "
+              + "a change that would drop links cannot be inferred and needs a relationship mapping")
+        }
         let target = written.indices.first { j in
           guard let ts = written[j].source.flatMap({ source.entity(named: $0) }),
             let td = written[j].destination.flatMap({ destination.entity(named: $0) })
           else { return false }
-          return source.isKind(sr.destination, of: ts.id) && destination.isKind(td.id, of: r.destination)
-            && written[j].instances.isEmpty && written[j].policy == nil
+          // A mapping of the relationship's destination entity, or of one of its sub-entities.
+          return (source.isKind(sr.destination, of: ts.id) || source.isKind(ts.id, of: sr.destination))
+            && destination.isKind(td.id, of: r.destination) && written[j].instances.isEmpty && written[j].policy == nil
         }
         guard let target else { continue }
         let sources = try expression("$source.\(sp.name)", src, variables, at: location)
-        relationships.append((r, target, sources))
+        longestSources = max(longestSources, 1)
+        relationships.append((r, target, sources, true))
       }
     }
     for key in m.relationships.keys where dst.relationship(named: key) == nil {
@@ -184,11 +245,12 @@ struct MappingBuilder {
         result.append((a, e))
       } else if let sp = sourceProperty(for: a.name, renaming: a.renamingIdentifier, in: src), case .attribute(let sa) = sp.kind {
         guard Self.widens(sa.type, to: a.type) else {
-          throw error(at, "\(src.name).\(sa.name) is \(sa.type.rawValue) and \(dst.name).\(a.name) is \(a.type.rawValue): a type change that cannot be inferred needs an expression")
+          refusals.append(error(at, "\(src.name).\(sa.name) is \(sa.type.rawValue) and \(dst.name).\(a.name) is \(a.type.rawValue): a type change that cannot be inferred needs an expression"))
+          continue
         }
         result.append((a, try expression("$source.\(sp.name)", src, ["source": .object(src.id)], at: at)))
       } else if !a.isOptional && a.defaultValue == nil && strict {
-        throw error(at, "\(dst.name).\(a.name) is required, has no default, and \(src.name) has no attribute to take it from")
+        refusals.append(error(at, "\(dst.name).\(a.name) is required, has no default, and \(src.name) has no attribute to take it from"))
       }
     }
     return result
@@ -240,10 +302,12 @@ struct MappingBuilder {
     }
   }
 
-  /// Keeps the largest number of relationship hops any key path may take: how far a change
-  /// can travel. Counted from the text, conservatively: each dot is a hop, except the one
-  /// after `$source` (the source object itself).
-  private mutating func note(_ text: String) {
+  private mutating func note(_ text: String) { longestPath = max(longestPath, Self.hops(text)) }
+
+  /// The largest number of relationship hops any key path of an expression may take: how
+  /// far a change can travel. Counted from the text, conservatively: each dot is a hop,
+  /// except the one after `$source` (the source object itself).
+  static func hops(_ text: String) -> Int {
     var longest = 0
     var dots = 0
     var startsWithVariable = false
@@ -267,6 +331,6 @@ struct MappingBuilder {
       }
     }
     close()
-    reach = max(reach, longest)
+    return longest
   }
 }

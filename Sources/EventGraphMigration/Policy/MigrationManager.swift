@@ -93,18 +93,24 @@ public final class MigrationManager {
 
   /// What a mapping with no policy does: the filter, then one object (or one per
   /// `instances` entry whose `when` holds) with every attribute expression evaluated.
+  /// A required attribute whose expression gives no value takes its default, as a
+  /// lightweight migration of an optional attribute made required with a default does.
   public func createDefaultDestinationInstances(for source: SourceObject, mapping m: CompiledEntityMapping) throws {
     guard let dst = m.destination else { return }
     let variables: [String: QueryVariable<ObjectID>] = ["source": .object(source.id)]
+    func value(_ a: Attribute, _ e: CompiledExpression) throws -> Value? {
+      let v = try e.evaluate(source.id, in: context.source, variables: variables)
+      return v ?? (a.isOptional ? nil : a.defaultValue)
+    }
     if m.instances.isEmpty {
       let d = try insertDestination(dst.name, key: "")
-      for (a, e) in m.attributes { try set(d, a, try e.evaluate(source.id, in: context.source, variables: variables)) }
+      for (a, e) in m.attributes { try set(d, a, try value(a, e)) }
       return
     }
     for entry in m.instances {
       if let when = entry.when, !(try when.evaluate(source.id, in: context.source, variables: variables)) { continue }
       let d = try insertDestination(dst.name, key: entry.key)
-      for (a, e) in entry.attributes { try set(d, a, try e.evaluate(source.id, in: context.source, variables: variables)) }
+      for (a, e) in entry.attributes { try set(d, a, try value(a, e)) }
     }
   }
 
@@ -156,10 +162,18 @@ public final class MigrationManager {
   public func createDefaultRelationships(for destination: ObjectID, mapping m: CompiledEntityMapping) throws {
     guard let s = try context.associations.source(of: destination), try context.sourceObject(s.source) != nil else { return }
     let variables: [String: QueryVariable<ObjectID>] = ["source": .object(s.source)]
-    for (r, target, sourcesExpression) in m.relationships {
+    for (r, target, sourcesExpression, perObject) in m.relationships {
       let sources = try sourcesExpression.evaluateObjects(s.source, in: context.source, variables: variables)
       var targets: [ObjectID] = []
-      for o in sources { targets += try context.associations.destinations(mapping: target, source: o).map(\.1) }
+      for o in sources {
+        var t = target
+        if perObject, let e = try context.sourceObject(o)?.entity,
+          let k = mapping.identityMapping(for: e, making: r.destination)
+        {
+          t = k
+        }
+        targets += try context.associations.destinations(mapping: t, source: o).map(\.1)
+      }
       try setRelationship(destination, r.name, to: targets)
     }
   }

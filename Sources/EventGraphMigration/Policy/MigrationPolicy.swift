@@ -28,6 +28,9 @@ import EventGraph
 /// }
 /// ```
 public protocol MigrationPolicy: Sendable {
+  /// A version of the policy's code: change it when you fix the policy, so that an
+  /// interrupted upcast starts over instead of resuming with the old code's output.
+  var version: String { get }
   func begin(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws
   /// Makes the destination objects of one source object with ``MigrationManager/insertDestination(_:key:)``.
   func createDestinationInstances(for source: SourceObject, mapping: CompiledEntityMapping, manager: MigrationManager) throws
@@ -40,6 +43,8 @@ public protocol MigrationPolicy: Sendable {
 }
 
 extension MigrationPolicy {
+  public var version: String { "1" }
+
   public func begin(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws {}
 
   public func createDestinationInstances(for source: SourceObject, mapping: CompiledEntityMapping, manager: MigrationManager) throws {

@@ -12,6 +12,11 @@ extension Upcaster {
     guard let cp = try txn.get(meta, key: keys.checkpoint), let checkpoint = cp.withUnsafeBytes({ BigEndianKey.decode($0) }),
       let nx = try txn.get(meta, key: keys.nextID), var nextID = nx.withUnsafeBytes({ BigEndianKey.decode($0) })
     else { throw MigrationError("the upcast's checkpoint is missing") }
+    // Another writer may have added source objects since the upcast started (it writes
+    // batch by batch): their identities may be given already.
+    guard let b = try txn.get(meta, key: keys.base), let base = b.withUnsafeBytes({ BigEndianKey.decode($0) }),
+      try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID() < base
+    else { throw SourceIdentitiesOverlap() }
     // The first step's source state lives for the batch (it applies the source events); a
     // later step reads what the step before it wrote, fresh for every commit.
     let sourceProjector = Projector(txn: txn.handle, dbs: stages[0].source, model: first.sourceModel)
@@ -58,7 +63,7 @@ extension Upcaster {
       try txn.put(meta, key: MetaKey.activeVersion, value: String(self.last.destinationModel.version))
       try txn.put(meta, key: keys.from, value: String(first.sourceModel.version))
       try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(last))
-      for k in [keys.checkpoint, keys.nextID, keys.fingerprint] { try txn.delete(meta, key: k) }
+      for k in [keys.checkpoint, keys.nextID, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
       for stage in stages {
         if !stage.isFinal {
@@ -120,10 +125,9 @@ extension Upcaster {
     for m in active { try step("begin", m) { try policy(m).begin(m, manager: manager) } }
     // 3. Destination instances: what each affected source makes now, against what it made before.
     for m in active {
-      guard let srcEntity = m.source else { continue }
       for s in affected {
         guard let state = try sourceProjector.state(s) ?? deletedEntity(s, sourceProjector),
-          mapping.sourceModel.isKind(state.entity, of: srcEntity.id)
+          mapping.applies(m, to: state.entity)
         else { continue }
         let source = SourceObject(id: s, entity: state.entity)
         manager.drafts = []
@@ -147,9 +151,9 @@ extension Upcaster {
     // 4. Relationships of the destination objects of the affected sources.
     for m in active {
       // A mapping with no relationship mappings and no policy has nothing to do here.
-      guard let srcEntity = m.source, !m.relationships.isEmpty || m.policy != nil else { continue }
+      guard !m.relationships.isEmpty || m.policy != nil else { continue }
       for s in affected {
-        guard let state = try sourceProjector.state(s), mapping.sourceModel.isKind(state.entity, of: srcEntity.id) else { continue }
+        guard let state = try sourceProjector.state(s), mapping.applies(m, to: state.entity) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
           try step("createRelationships", m, s) { try policy(m).createRelationships(for: d, mapping: m, manager: manager) }
         }
@@ -189,6 +193,24 @@ extension Upcaster {
     return all
   }
 
+  /// Deletes a destination object without running the destination model's delete rules.
+  ///
+  /// Which objects exist is the mapping's to say (each is reconciled by its own mapping),
+  /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
+  /// links that this commit's relationship stage will remove are still there. Emptying the
+  /// relationships first emits the same unlink events a delete would.
+  private func deleteAlone(_ d: ObjectID, tx: Transaction) throws {
+    guard let state = try tx.object(d), let e = tx.model.entity(state.entity) else { return }
+    for r in e.relationships where try !tx.related(d, r.id).isEmpty {
+      if r.isToMany {
+        try tx.setRelationship(d, r.name, to: [])
+      } else {
+        try tx.setRelationship(d, r.name, to: nil as ObjectID?)
+      }
+    }
+    try tx.delete(d)
+  }
+
   /// Writes the difference between what a source made before and what it makes now.
   private func reconcile(
     _ m: CompiledEntityMapping, _ s: SourceObject, _ drafts: [MigrationManager.Draft], tx: Transaction,
@@ -197,7 +219,7 @@ extension Upcaster {
     let existing = try associations.destinations(mapping: m.index, source: s.id)
     let wanted = Set(drafts.map(\.key))
     for (key, d) in existing where !wanted.contains(key) {
-      try tx.delete(d)
+      try deleteAlone(d, tx: tx)
       try associations.remove(mapping: m.index, source: s.id, key: key, destination: d)
     }
     let had = Dictionary(existing, uniquingKeysWith: { a, _ in a })
@@ -211,8 +233,12 @@ extension Upcaster {
       }
       // The one-object mapping keeps the source's identity (once: identities are never reused).
       let id: ObjectID
-      let unused = try tx.entityID(of: s.id) == nil
-      if m.keepsIdentity && draft.key.isEmpty && unused {
+      // Free, or the same object's own identity, deleted when its source was filtered out:
+      // it comes back as itself, as a whole-store migration would keep it.
+      let known = try tx.entityID(of: s.id)
+      let alive = try tx.object(s.id) != nil
+      let free = known == nil || (known == draft.entity.id && !alive)
+      if m.keepsIdentity && draft.key.isEmpty && free {
         id = s.id
       } else {
         id = ObjectID(nextID)

@@ -102,7 +102,7 @@ final class Upcaster {
       let mapping = stage.mapping
       parts.append(mapping.destinationModel.json.serialized())
       for m in mapping.mappings {
-        var p = "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")"
+        var p = "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")|\(m.policy?.version ?? "")"
         p += m.attributes.map { "|\($0.0.name)=\($0.1)" }.joined()
         for i in m.instances { p += "|[\(i.key) \(i.when?.description ?? "")" + i.attributes.map { " \($0.0.name)=\($0.1)" }.joined() + "]" }
         p += m.relationships.map { "|\($0.0.name)<-\($0.target):\($0.sources)" }.joined()
@@ -131,6 +131,14 @@ final class Upcaster {
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()
         continue  // the aborted batch is redone in a bigger map
+      } catch is SourceIdentitiesOverlap {
+        // New source objects took identities the destination may have given already:
+        // start over, so that they keep theirs (prepare sees the overlap and starts afresh).
+        report = UpcastReport()
+        report.sourceVersion = first.sourceModel.version
+        report.destinationVersion = last.destinationModel.version
+        _ = try prepare()
+        continue
       }
       batches += 1
       report.commitsRead += batch.commitsRead
@@ -164,8 +172,26 @@ final class Upcaster {
   /// Starts afresh, or finds the checkpoint of an interrupted run. Returns whether it resumes.
   private func prepare() throws -> Bool {
     try env.write { txn in
-      if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint) {
-        if String(decoding: existing, as: UTF8.self) == fingerprint { return true }
+      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID()
+      // Resume only if no source object was made since the start: new objects of the
+      // destination take identities from `base` on, which new source objects would share.
+      if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint),
+        String(decoding: existing, as: UTF8.self) == fingerprint,
+        let b = try txn.get(sourceDBs.meta, key: keys.base), let base = b.withUnsafeBytes({ BigEndianKey.decode($0) }),
+        last < base
+      {
+        return true
+      }
+      // Starting afresh empties the destination log: refuse if commits were written in that
+      // version after an earlier upcast (they are at its end, without a source commit).
+      let output = stages[stages.count - 1].output
+      let c = try txn.cursor(output.log)
+      if try c.last() {
+        let tail = try c.withCurrent { k, v in try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)") }
+        if tail.metadata.sourceCommit == nil {
+          throw MigrationError(
+            "version \(self.last.destinationModel.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them")
+        }
       }
       // Fresh: every step's output, scratch state and associations start empty.
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
@@ -178,14 +204,18 @@ final class Upcaster {
           sourceDBs.models, key: BigEndianKey(UInt64(stage.mapping.destinationModel.version)),
           value: Array(stage.mapping.destinationModel.json.serialized().utf8))
       }
-      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID()
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
       try txn.put(sourceDBs.meta, key: keys.nextID, value: BigEndianKey(last + 1))
+      try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(last + 1))
       return false
     }
   }
 }
+
+/// Source objects were made, while the upcast was under way, with identities the
+/// destination may already have given to objects of its own: the upcast starts over.
+struct SourceIdentitiesOverlap: Error {}
 
 /// The `meta` keys and scratch database names of an upcast to one version.
 struct UpcastKeys {
@@ -199,6 +229,9 @@ struct UpcastKeys {
   /// The last sequence of the last source commit done.
   var checkpoint: String { prefix + "checkpoint" }
   var nextID: String { prefix + "nextID" }
+  /// The first identity the destination could give a new object: one past the source's
+  /// last identity when the upcast started.
+  var base: String { prefix + "base" }
   /// Set at the switch: the version the destination was made from, and that log's end then.
   var from: String { prefix + "from" }
   var sourceEnd: String { prefix + "sourceEnd" }
