@@ -64,6 +64,22 @@ public struct Cursor: ~Copyable {
   /// The current value, copied.
   public func value() throws -> [UInt8] { try withCurrent { _, v in [UInt8](v) } }
 
+  /// Stores `value` under `key` through the cursor (write transactions only).
+  ///
+  /// With ``PutFlags/append`` on a cursor that appended last, LMDB adds the entry to the
+  /// page it is on, without searching the tree again: the fast way to write keys in order.
+  public func put(key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = []) throws(LMDBError) {
+    let rc = key.withLMDBBytes { k in
+      value.withLMDBBytes { v in
+        // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
+        var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+        var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+        return mdb_cursor_put(handle, &kv, &vv, flags.rawValue)
+      }
+    }
+    try check(rc, "mdb_cursor_put")
+  }
+
   /// Deletes the entry under the cursor (write transactions only).
   public func deleteCurrent() throws(LMDBError) {
     try check(mdb_cursor_del(handle, 0), "mdb_cursor_del")

@@ -26,15 +26,14 @@ public struct ObjectVersion: Sendable, Hashable {
         case .delete(let o) where o == id:
           version = nil
         case .link(let o, let rel, let t, let position):
-          if o == id {
-            version?.insert(t, into: rel, at: position)
-          } else if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
+          // Both sides when an object links to itself.
+          if o == id { version?.insert(t, into: rel, at: position) }
+          if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
             version?.insert(o, into: inv, at: nil)
           }
         case .unlink(let o, let rel, let t):
-          if o == id {
-            version?.remove(t, from: rel)
-          } else if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
+          if o == id { version?.remove(t, from: rel) }
+          if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
             version?.remove(o, from: inv)
           }
         default:

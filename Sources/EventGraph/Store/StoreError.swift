@@ -35,6 +35,17 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case versionChanged(path: String, opened: Int, active: Int)
   /// A sequence past the end of the log.
   case sequenceBeyondLog(UInt64, last: UInt64)
+  /// The object was deleted (or, with a sequence, did not exist as of that sequence).
+  case deletedObject(String, asOf: UInt64?)
+  /// Two stores that must share a model do not (a clone across stores).
+  case modelMismatch(source: String, target: String)
+  /// A clone's `reference` would move the target away from the original, because the
+  /// inverse relationship is to-one.
+  case referenceWouldMove(object: String, relationship: String, target: String, inverse: String)
+  /// A clone into another store cannot reference an object that is not copied with it.
+  case referenceOutsideStore(object: String, relationship: String, target: String)
+  /// A clone of the past cannot reference an object deleted since.
+  case referenceToDeleted(object: String, relationship: String, target: String)
   case lmdb(LMDBError)
 
   public var description: String {
@@ -61,6 +72,15 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .versionChanged(let p, let o, let a):
       "\(p) was opened at model version \(o) but is now at version \(a): open it again"
     case .sequenceBeyondLog(let s, let last): "sequence \(s) is beyond the end of the log (last is \(last))"
+    case .deletedObject(let o, nil): "\(o) was deleted"
+    case .deletedObject(let o, let s?): "\(o) did not exist as of sequence \(s) (created later or deleted by then)"
+    case .modelMismatch(let s, let t): "the stores have different models: \(s) here, \(t) in the target"
+    case .referenceWouldMove(let o, let r, let t, let i):
+      "\(o).\(r): referencing \(t) from the copy would take it from the original (its inverse '\(i)' is to-one); copy it deep or skip it"
+    case .referenceOutsideStore(let o, let r, let t):
+      "\(o).\(r): \(t) is not copied and cannot be referenced from another store; copy it deep or skip it"
+    case .referenceToDeleted(let o, let r, let t):
+      "\(o).\(r): \(t) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
     case .lmdb(let e): e.description
     }
   }

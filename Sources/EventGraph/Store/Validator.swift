@@ -5,12 +5,18 @@ struct Validator<G: GraphReading> {
   let graph: G
 
   func validate(_ objects: [ObjectID]) throws {
+    // Each entity's attributes and relationships, computed once per call, not per object.
+    var rules: [EntityID: (attributes: [Attribute], relationships: [Relationship])] = [:]
     for id in objects {
-      guard let s = try graph.object(id), let e = model.entity(s.entity) else { continue }  // deleted
-      for a in e.attributes where !a.isOptional && s[a.id] == nil {
+      guard let s = try graph.object(id) else { continue }  // deleted
+      if rules[s.entity] == nil, let e = model.entity(s.entity) {
+        rules[s.entity] = (e.attributes, e.relationships)
+      }
+      guard let (attributes, relationships) = rules[s.entity] else { continue }
+      for a in attributes where !a.isOptional && s[a.id] == nil {
         throw StoreError.validation(object: graph.display(id), property: a.name, message: "required attribute has no value")
       }
-      for r in e.relationships {
+      for r in relationships {
         let count = try graph.related(id, r.id).count
         if !r.isOptional && count == 0 {
           throw StoreError.validation(

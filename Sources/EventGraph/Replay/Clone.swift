@@ -1,0 +1,183 @@
+import Foundation
+import LMDB
+
+/// What ``EventStore/clone(root:policy:asOf:into:overrides:metadata:)`` made.
+public struct CloneResult: Sendable, Hashable {
+  /// The copy of the root.
+  public let root: ObjectID
+  /// Every copied object: the original's identity → the copy's.
+  public let identities: [ObjectID: ObjectID]
+  /// The one commit that holds the copy, in the store it was written to.
+  public let commit: CommitInfo
+  /// The sequence of the source the copy was read at (the end of its log for "now").
+  public let sourceSequence: UInt64
+
+  /// The copies, as many as the originals copied.
+  public var count: Int { identities.count }
+}
+
+extension EventStore {
+  /// Copies the subgraph under `root`: every object reached along `deep` relationships
+  /// gets a copy with a fresh identity, written as one commit whose metadata records
+  /// `clonedFrom: root`.
+  ///
+  /// The second seed's hand-written deep copy of a company, in one call:
+  ///
+  /// ```swift
+  /// let copy = try store.clone(root: acme, overrides: ["Company.name": .appending(" (copy)")])
+  /// // copy.root is the new company; its employees are new, in the same order, each
+  /// // `manager` points at the copy of the manager, `department`s are shared.
+  /// ```
+  ///
+  /// Each relationship has a ``CopyPolicy`` (see
+  /// ``Relationship/defaultCopyPolicy(in:)`` for the defaults):
+  /// - `deep`: the targets are copied too, recursively;
+  /// - `reference`: the copy links to the copy of a target when the target is copied,
+  ///   else to the original target (which then has the copy in its inverse);
+  /// - `skip`: the copy has none, unless the other side of a link between two copied
+  ///   objects keeps it (a link is one fact with two sides; to drop a two-way link
+  ///   between copies, skip both sides).
+  ///
+  /// The copy is made by replaying the subgraph's state as events: ordered
+  /// relationships keep their order, cycles and self-references are copied once and point
+  /// inside the copy, inverses are kept by the store on both sides. The subgraph is read
+  /// object by object from the projection, or, for a past sequence, from each object's own
+  /// history: the cost is the subgraph's, never the log's. Within one store the subgraph
+  /// is read and written in the same write transaction, so it cannot change in between.
+  ///
+  /// - Parameters:
+  ///   - root: the object to copy.
+  ///   - policy: copy policies by `"Entity.relationship"` (that entity and its
+  ///     sub-entities) or bare `"relationship"` (every entity that has it), over the
+  ///     model's defaults; the nearest qualified key wins.
+  ///   - asOf: copy the subgraph as it was after this sequence (default: now).
+  ///   - into: write the copy into another store with the same model (default: this
+  ///     one). Every reference must then lead inside the copy.
+  ///   - overrides: attribute values replaced or computed for the copies, by
+  ///     `"Entity.attribute"` or `"attribute"` (see ``AttributeOverride``).
+  ///   - metadata: the commit's metadata; `clonedFrom` is set to `root`, and a copy into
+  ///     another store records the source store's ID in `extra["clonedFromStore"]`.
+  /// - Returns: the new root, the identity map, and the commit.
+  /// - Throws: nothing is written when the call throws.
+  ///   ``StoreError/noSuchObject(_:)`` (unknown root), ``StoreError/deletedObject(_:asOf:)``,
+  ///   ``StoreError/sequenceBeyondLog(_:last:)``,
+  ///   ``StoreError/modelMismatch(source:target:)``, an unknown name in `policy` or
+  ///   `overrides` (``StoreError/unknownProperty(entity:property:)`` and its kin, naming
+  ///   the entity and the name), ``StoreError/referenceWouldMove(object:relationship:target:inverse:)``,
+  ///   ``StoreError/referenceOutsideStore(object:relationship:target:)``,
+  ///   ``StoreError/referenceToDeleted(object:relationship:target:)``, a value of the
+  ///   wrong type from an override, the model's validation of the copies, or what an
+  ///   override throws.
+  @discardableResult
+  public func clone(
+    root: ObjectID,
+    policy: [String: CopyPolicy] = [:],
+    asOf: UInt64? = nil,
+    into target: EventStore? = nil,
+    overrides: [String: AttributeOverride] = [:],
+    metadata: CommitMetadata = .init()
+  ) throws -> CloneResult {
+    var meta = metadata
+    meta.clonedFrom = root
+    let time = Date()
+    guard let target, target.storeID != storeID else {
+      // One store: read and write in the same transaction.
+      let written = try writeFresh(metadata: meta) { reader in
+        let plan = try ClonePlan.collect(
+          root: root, reader: reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: false)
+        return try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
+      }
+      return try CloneResult(written, root: root)
+    }
+    guard target.model == model else {
+      throw StoreError.modelMismatch(
+        source: "\(model.name) v\(model.version)",
+        target: "\(target.model.name) v\(target.model.version)"
+          + (target.model.version == model.version ? " (defined differently)" : ""))
+    }
+    meta.extra["clonedFromStore"] = storeID
+    let plan = try read { s in
+      try ClonePlan.collect(
+        root: root, reader: s.reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: true)
+    }
+    let written = try target.writeFresh(metadata: meta) { reader in
+      try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
+    }
+    return try CloneResult(written, root: root)
+  }
+}
+
+extension CloneResult {
+  fileprivate init(_ w: (value: (UInt64, [ObjectID: ObjectID]), commit: CommitInfo), root: ObjectID) throws {
+    guard let copy = w.value.1[root] else { throw StoreError.corrupt("a clone of #\(root.rawValue) lost its root") }
+    self.init(root: copy, identities: w.value.1, commit: w.commit, sourceSequence: w.value.0)
+  }
+}
+
+/// A subgraph read and checked for a clone, with the call's policies and overrides.
+struct ClonePlan: Sendable {
+  let model: Model
+  let graph: Subgraph
+  let policies: CopyPolicyTable
+  let overrides: AttributeOverrideTable
+  /// The sequence the subgraph was read at.
+  let sequence: UInt64
+
+  /// Checks the input and collects the subgraph; every error comes before any write.
+  static func collect<T: TransactionReading>(
+    root: ObjectID, reader: GraphReader<T>, asOf: UInt64?, policy: [String: CopyPolicy],
+    overrides: [String: AttributeOverride], crossStore: Bool
+  ) throws -> ClonePlan {
+    let sequence = try VersionReader.resolve(asOf, reader: reader)
+    var versions = VersionReader(reader: reader, asOf: sequence)
+    let (entity, member) = try versions.requireRoot(root)
+    let policies = try CopyPolicyTable(model: reader.model, overrides: policy, scope: entity)
+    let attributes = try AttributeOverrideTable(model: reader.model, overrides: overrides, scope: entity)
+    let graph = try versions.collect(root: root, rootMember: member, policies: policies)
+    try graph.checkReferences(policies: policies, reader: reader, crossStore: crossStore)
+    return ClonePlan(
+      model: reader.model, graph: graph, policies: policies, overrides: attributes,
+      sequence: try sequence ?? reader.logEnd().sequence)
+  }
+}
+
+extension ClonePlan {
+  /// The copy's events, with identities from `firstIdentity` on, and their projection.
+  ///
+  /// - Returns: the sequence read and the identity map (original → copy), the events,
+  ///   and the records they make.
+  func replay(firstIdentity: UInt64, time: Date) throws
+    -> (value: (UInt64, [ObjectID: ObjectID]), events: [Event], fresh: FreshObjects)
+  {
+    let identities = (0..<UInt64(graph.count)).map { ObjectID(firstIdentity + $0) }
+    let replay = SubgraphEvents(model: model, graph: graph, links: .policies(policies), identities: identities)
+    let overrides = self.overrides
+    let graph = self.graph
+    let model = self.model
+    let states = try replay.states(
+      override: overrides.isEmpty
+        ? nil
+        : { i, entity, attribute in
+          guard let o = overrides.override(entity.id, attribute.id) else { return nil }
+          let context = AttributeOverride.Context(
+            model: model, entity: entity, attribute: attribute, source: graph.ids[i], copy: identities[i],
+            isRoot: i == 0, original: graph.members[i].version, time: time)
+          guard let value = try o.compute(context) else { return .some(nil) }
+          do throws(ValueError) {
+            return .some(try value.converted(to: attribute.type))
+          } catch {
+            throw StoreError.wrongType(
+              object: "\(entity.name)/\(identities[i].rawValue)", attribute: attribute.name, detail: error.description)
+          }
+        })
+    var events: [Event] = []
+    events.reserveCapacity(graph.count * 8)
+    try replay.emitObjects(states) { events.append($0) }
+    var fresh = FreshObjects(replay, states: states)
+    try replay.emitLinks({ events.append($0) }, kept: { fresh.keep($0, $1, $2, $3) })
+    var map: [ObjectID: ObjectID] = [:]
+    map.reserveCapacity(identities.count)
+    for (i, o) in graph.ids.enumerated() { map[o] = identities[i] }
+    return ((sequence, map), events, fresh)
+  }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import LMDB
+
+/// The projection of a clone's commit, written directly: the fast path of a clone.
+///
+/// A clone's commit only inserts new objects, sets their values and links them, to each
+/// other and to existing objects they reference. Applying those events one by one
+/// through ``Projector`` would read back from LMDB state that is already known, so the
+/// records are computed from the subgraph instead (the same links the events make, by
+/// the same rule, ``SubgraphEvents/keeps(_:_:_:)``), and each database gets its records
+/// once, in key order, appended where the keys of new identities sort after every
+/// existing key. The log still receives the events, and replaying them gives these
+/// records byte for byte: `verify` checks that in the tests, on random graphs too.
+///
+/// This mirrors what ``Projector`` writes for inserts, sets and links (objects,
+/// identities, entities, history, links on both sides, attribute indexes): a change to
+/// the projection's layout must be made here too, and the clone tests' `verify` fails
+/// until it is.
+struct FreshObjects {
+  /// An entry that lands on an existing object: the inverse of a link, or the reverse
+  /// entry of a one-way relationship (high bit set), in the order the events make them.
+  struct OutsideEntry {
+    let target: ObjectID
+    let rel: UInt16
+    let source: ObjectID
+  }
+
+  let replay: SubgraphEvents
+  /// The copies' states (new identities, values after overrides), by member.
+  let states: [ObjectState]
+  /// The copies' relationships, by member and property ID: the targets kept, renamed,
+  /// in the original order.
+  private(set) var lists: [[[ObjectID]]] = []
+  /// Reverse entries of one-way relationships that point at a copy, by member.
+  private(set) var reverse: [Int: [(rel: UInt16, source: ObjectID)]] = [:]
+  private(set) var outside: [OutsideEntry] = []
+
+  /// Empty relationships, to be filled by ``keep(_:_:_:_:)`` as the links are replayed.
+  init(_ replay: SubgraphEvents, states: [ObjectState]) {
+    self.replay = replay
+    self.states = states
+    lists = replay.graph.members.map { [[ObjectID]](repeating: [], count: $0.lists.count) }
+  }
+
+  /// Records a link the copy keeps, from the list of member `y`, in list order: the
+  /// target renamed when it is copied, and the entry the link makes on the other side
+  /// when that side is a reverse entry or an existing object.
+  mutating func keep(_ y: Int, _ r: LinkShape, _ t: ObjectID, _ x: Int?) {
+    let ids = replay.identities
+    let p = Int(r.id.rawValue)
+    if lists[y][p].isEmpty { lists[y][p].reserveCapacity(replay.graph.members[y].lists[p].count) }
+    lists[y][p].append(x.map { ids[$0] } ?? t)
+    if let x {
+      if r.inverse == nil { reverse[x, default: []].append((r.id.rawValue | 0x8000, ids[y])) }
+    } else {
+      outside.append(OutsideEntry(target: t, rel: r.inverse?.rawValue ?? r.id.rawValue | 0x8000, source: ids[y]))
+    }
+  }
+
+  /// The member whose copy has this identity.
+  func member(_ id: ObjectID) -> Int? {
+    guard let first = replay.identities.first, id >= first else { return nil }
+    let i = Int(id.rawValue - first.rawValue)
+    return i < states.count && states[i].id == id ? i : nil
+  }
+
+  /// The copies and the existing objects the commit touches, for validation.
+  var touched: [ObjectID] {
+    var ids = states.map(\.id)
+    ids.append(contentsOf: Set(outside.map(\.target)))
+    return ids.sorted()
+  }
+
+  // MARK: - Writing
+
+  /// Writes every record of the commit starting at `sequence`.
+  ///
+  /// - Precondition: the identities are consecutive and new, as a clone gives them.
+  func write(_ reader: GraphReader<WriteHandle>, sequence: UInt64) throws {
+    let txn = reader.txn
+    let dbs = reader.dbs
+    let model = replay.model
+    // New identities sort after every identity given so far, hence after every key of
+    // these databases that starts with an identity: appended, no search, no page split.
+    let after = try reader.lastObjectID()
+    let append: PutFlags = (states.first.map { $0.id.rawValue > after } ?? false) ? .append : []
+    let ordered = model.entities.map { e in
+      e.properties.map { if case .relationship(let r) = $0.kind { r.isOrdered } else { false } }
+    }
+    let none: [UInt8] = []
+    // One cursor per database: appending through a cursor that appended last stays on
+    // its page instead of descending the tree for every key.
+    let identities = try txn.cursor(dbs.identities)
+    let objects = try txn.cursor(dbs.objects)
+    let history = try txn.cursor(dbs.history)
+    let links = try txn.cursor(dbs.links)
+    for (y, s) in states.enumerated() {
+      let o = s.id
+      try identities.put(key: StoreKey.object(o), value: StoreKey.entityPrefix(s.entity), flags: append)
+      try objects.put(key: StoreKey.object(o), value: s.encoded(), flags: append)
+      try history.put(key: StoreKey.history(o, sequence), value: none, flags: append)
+      let isOrdered = ordered[Int(s.entity.rawValue)]
+      for (p, targets) in lists[y].enumerated() where !targets.isEmpty {
+        let rel = UInt16(p)
+        if isOrdered[p] {
+          for (k, t) in targets.enumerated() {
+            try links.put(key: StoreKey.link(o, rel, position: k), value: BigEndianKey(t.rawValue), flags: append)
+          }
+        } else {
+          for t in targets.count > 1 ? targets.sorted() : targets {
+            try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
+          }
+        }
+      }
+      if let entries = reverse[y] {
+        for (rel, t) in entries.sorted(by: { ($0.rel, $0.source) < ($1.rel, $1.source) }) {
+          try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
+        }
+      }
+    }
+    // Within an entity the new identities come last, but other entities follow: sorted.
+    for s in states.sorted(by: { ($0.entity, $0.id) < ($1.entity, $1.id) }) {
+      try txn.put(dbs.entities, key: StoreKey.entity(s.entity, s.id), value: none)
+    }
+    // Indexed attributes: one entry per value, as the projector keeps them.
+    let indexed = model.entities.map { $0.hasIndexes ? $0.indexed : [] }
+    for s in states where !indexed[Int(s.entity.rawValue)].isEmpty {
+      for (i, isIndexed) in indexed[Int(s.entity.rawValue)].enumerated() where isIndexed {
+        let a = PropertyID(rawValue: UInt16(i))
+        guard let v = s[a] else { continue }
+        try txn.put(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: s.id), value: none)
+      }
+    }
+    try writeOutside(reader, sequence: sequence)
+  }
+
+  /// The entries that land on existing objects: appended to their ordered inverses, added
+  /// to the others, and one history entry each.
+  private func writeOutside(_ reader: GraphReader<WriteHandle>, sequence: UInt64) throws {
+    struct List: Hashable {
+      let target: ObjectID
+      let rel: UInt16
+    }
+    let txn = reader.txn
+    let none: [UInt8] = []
+    var counts: [List: Int] = [:]
+    var targets: Set<ObjectID> = []
+    for entry in outside {
+      targets.insert(entry.target)
+      guard entry.rel & 0x8000 == 0 else {
+        try txn.put(reader.dbs.links, key: StoreKey.link(entry.target, entry.rel, target: entry.source), value: none)
+        continue
+      }
+      guard let e = try reader.entity(of: entry.target),
+        case .relationship(let r)? = replay.model.entity(e)?.property(PropertyID(rawValue: entry.rel))?.kind
+      else { throw StoreError.corrupt("\(reader.display(entry.target)) has no relationship \(entry.rel)") }
+      let list = List(target: entry.target, rel: entry.rel)
+      let count = try counts[list] ?? reader.related(entry.target, r.id).count
+      guard r.isToMany || count == 0 else {
+        throw StoreError.corrupt("\(reader.display(entry.target)).\(r.name): to-one is already set")
+      }
+      counts[list] = count + 1
+      if r.isOrdered {
+        try txn.put(
+          reader.dbs.links, key: StoreKey.link(entry.target, entry.rel, position: count),
+          value: BigEndianKey(entry.source.rawValue))
+      } else {
+        try txn.put(reader.dbs.links, key: StoreKey.link(entry.target, entry.rel, target: entry.source), value: none)
+      }
+    }
+    for t in targets { try txn.put(reader.dbs.history, key: StoreKey.history(t, sequence), value: none) }
+  }
+}
+
+/// The graph as the commit leaves it: the copies from their records, existing objects
+/// from the store (already written), for the model's validation.
+struct FreshGraph: GraphReading {
+  let fresh: FreshObjects
+  let reader: GraphReader<WriteHandle>
+
+  var model: Model { reader.model }
+
+  func object(_ id: ObjectID) throws -> ObjectState? {
+    if let i = fresh.member(id) { return fresh.states[i] }
+    return try reader.object(id)
+  }
+
+  func entityID(of id: ObjectID) throws -> EntityID? {
+    if let i = fresh.member(id) { return fresh.states[i].entity }
+    return try reader.entity(of: id)
+  }
+
+  func related(_ id: ObjectID, _ relationship: PropertyID) throws -> [ObjectID] {
+    if let i = fresh.member(id) {
+      let p = Int(relationship.rawValue)
+      return p < fresh.lists[i].count ? fresh.lists[i][p] : []
+    }
+    return try reader.related(id, relationship)
+  }
+
+  func objects(of entity: EntityID) throws -> [ObjectID] { try reader.objects(of: entity) }
+}
+
+extension EventStore {
+  /// Runs `build` in a write transaction of its own and appends, as one commit, the
+  /// events it returns, whose records it has computed in a ``FreshObjects``.
+  ///
+  /// The same steps as ``write(metadata:_:)``: refused while a rebuild is unfinished or
+  /// when another handle changed the active model version, rules of the model checked,
+  /// the whole redone in a bigger map when the map is full.
+  func writeFresh<R>(
+    metadata: CommitMetadata,
+    _ build: (GraphReader<WriteHandle>) throws -> (value: R, events: [Event], fresh: FreshObjects)
+  ) throws -> (value: R, commit: CommitInfo) {
+    if options.readOnly { throw StoreError.readOnly(path: path) }
+    while true {
+      try env.growIfNearlyFull()
+      let txn = try env.beginWrite()
+      if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
+        throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
+      }
+      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
+        Int(String(decoding: $0, as: UTF8.self))
+      }
+      guard active == model.version else {
+        throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
+      }
+      do {
+        let reader = GraphReader(txn: txn.handle, dbs: dbs, model: model)
+        let end = try reader.logEnd()
+        let built = try build(reader)
+        try built.fresh.write(reader, sequence: end.sequence + 1)
+        try Validator(model: model, graph: FreshGraph(fresh: built.fresh, reader: reader)).validate(built.fresh.touched)
+        let commit = Commit(
+          number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
+          metadata: metadata, events: built.events)
+        let info = try Transaction.append(commit, projector: Projector(txn: txn.handle, dbs: dbs, model: model))
+        try txn.commit()
+        return (built.value, info)
+      } catch let e as LMDBError where e == .mapFull {
+        try env.grow()
+      }
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import LMDB
+
+/// Reads objects now or as of a past sequence, one object at a time: the only way a clone
+/// or a snapshot looks at the source, so collecting a subgraph costs in proportion to the
+/// subgraph and its history, never to the log.
+///
+/// The past is rebuilt from each object's own history, as ``Snapshot/object(_:asOf:)``
+/// does, with one difference that matters for large subgraphs: a commit is decoded once
+/// and indexed by object, then shared by every object it touched (a clone of 100,000
+/// objects made in one commit would otherwise decode that commit 100,000 times).
+struct VersionReader<T: TransactionReading> {
+  let reader: GraphReader<T>
+  /// `nil`: the current state.
+  let asOf: UInt64?
+  private var commits = CommitIndexCache()
+  private var entities: [ObjectID: EntityID] = [:]
+
+  init(reader: GraphReader<T>, asOf: UInt64?) {
+    self.reader = reader
+    self.asOf = asOf
+  }
+
+  var model: Model { reader.model }
+
+  /// The object's values and relationships; `nil` when it does not exist (then).
+  mutating func version(_ id: ObjectID) throws -> ObjectVersion? {
+    guard let asOf else { return try current(id) }
+    return try past(id, asOf: asOf)
+  }
+
+  /// The object as a subgraph member, now or then.
+  mutating func member(_ id: ObjectID) throws -> Member? {
+    guard let asOf else { return try currentMember(id) }
+    return try past(id, asOf: asOf).map { Member($0, model: model) }
+  }
+
+  /// The current state, read from the projection: one record and one cursor over its links.
+  func current(_ id: ObjectID) throws -> ObjectVersion? {
+    try currentMember(id)?.version
+  }
+
+  /// The current state as a member: one record and one cursor over its links.
+  func currentMember(_ id: ObjectID) throws -> Member? {
+    guard let state = try reader.object(id) else { return nil }
+    let count = state.values.count
+    var lists = [[ObjectID]](repeating: [], count: count)
+    // Entries come sorted by relationship, then position or target; reverse entries of
+    // relationships without an inverse (high bit set) belong to the other object.
+    try reader.scanLinks(object: id) { r, target in
+      if Int(r) < count { lists[Int(r)].append(target) }
+    }
+    return Member(state: state, lists: lists)
+  }
+
+  /// The object as it was after event `sequence`, rebuilt from its own history.
+  mutating func past(_ id: ObjectID, asOf sequence: UInt64) throws -> ObjectVersion? {
+    var version: ObjectVersion? = nil
+    for first in try reader.history(id) where first <= sequence {
+      let commit = try commits.commit(first, reader: reader)
+      for (seq, event) in commit.events(naming: id) {
+        guard seq <= sequence else { break }
+        switch event {
+        case .insert(let o, let e) where o == id:
+          let count = model.entity(e)?.properties.count ?? 0
+          version = ObjectVersion(state: ObjectState(id: id, entity: e, propertyCount: count), relationships: [:])
+        case .set(let o, let a, let v) where o == id:
+          version?.state.set(a, v)
+        case .delete(let o) where o == id:
+          version = nil
+        case .link(let o, let rel, let t, let position):
+          // Both sides when an object links to itself (an employee who is their own manager).
+          if o == id { version?.insert(t, into: rel, at: position) }
+          if t == id, let inv = try inverse(of: rel, from: o) { version?.insert(o, into: inv, at: nil) }
+        case .unlink(let o, let rel, let t):
+          if o == id { version?.remove(t, from: rel) }
+          if t == id, let inv = try inverse(of: rel, from: o) { version?.remove(o, from: inv) }
+        default:
+          break
+        }
+      }
+    }
+    // The projection keeps unordered relationships in identity order; so does a version.
+    if var v = version, let e = model.entity(v.state.entity) {
+      for r in e.relationships where !r.isOrdered { v.relationships[r.id]?.sort() }
+      version = v
+    }
+    return version
+  }
+
+  /// The entity an identity was created with (cached: the same objects come up often).
+  mutating func entity(of id: ObjectID) throws -> EntityID? {
+    if let e = entities[id] { return e }
+    let e = try reader.entity(of: id)
+    if let e { entities[id] = e }
+    return e
+  }
+
+  private mutating func inverse(of rel: PropertyID, from o: ObjectID) throws -> PropertyID? {
+    guard let e = try entity(of: o), case .relationship(let r)? = model.entity(e)?.property(rel)?.kind
+    else { return nil }
+    return r.inverse
+  }
+
+  /// The commit whose first sequence is `first`, decoded and indexed (cached).
+  mutating func commit(_ first: UInt64) throws -> IndexedCommit {
+    try commits.commit(first, reader: reader)
+  }
+}
+
+/// A decoded commit with, for each object, the events that name it (as subject or target).
+final class IndexedCommit {
+  let commit: Commit
+  private let byObject: [ObjectID: [Int32]]
+
+  init(_ commit: Commit) {
+    self.commit = commit
+    var index: [ObjectID: [Int32]] = [:]
+    for (i, e) in commit.events.enumerated() {
+      let n = Int32(truncatingIfNeeded: i)
+      switch e {
+      case .link(let o, _, let t, _), .unlink(let o, _, let t):
+        index[o, default: []].append(n)
+        if t != o { index[t, default: []].append(n) }
+      default:
+        index[e.object, default: []].append(n)
+      }
+    }
+    self.byObject = index
+  }
+
+  /// The events that name `id`, in order, with their sequences.
+  func events(naming id: ObjectID) -> [(sequence: UInt64, event: Event)] {
+    (byObject[id] ?? []).map { (commit.firstSequence + UInt64($0), commit.events[Int($0)]) }
+  }
+}
+
+/// Decoded commits by first sequence, dropped wholesale past a budget of events so that
+/// memory stays bounded however long the history.
+struct CommitIndexCache {
+  static let eventBudget = 4_000_000
+  private var cached: [UInt64: IndexedCommit] = [:]
+  private var events = 0
+
+  mutating func commit<T: TransactionReading>(_ first: UInt64, reader: GraphReader<T>) throws -> IndexedCommit {
+    if let c = cached[first] { return c }
+    guard let commit = try reader.commit(containing: first), commit.firstSequence == first else {
+      throw StoreError.corrupt("a history entry names sequence \(first), which does not start a commit in the log")
+    }
+    if events + commit.events.count > Self.eventBudget {
+      cached.removeAll()
+      events = 0
+    }
+    let indexed = IndexedCommit(commit)
+    cached[first] = indexed
+    events += commit.events.count
+    return indexed
+  }
+}
+
+extension GraphReader {
+  /// Calls `body` with each link entry of an object: relationship (high bit set for a
+  /// reverse entry) and target, in key order, without building an array.
+  func scanLinks(object o: ObjectID, _ body: (UInt16, ObjectID) throws -> Void) throws {
+    let prefix = StoreKey.object(o)
+    try txn.forEach(dbs.links, from: prefix) { key, value in
+      guard KeyField.hasPrefix(key, prefix), let rel = KeyField.u16(key, at: 8) else { return false }
+      if value.count == 8, let t = KeyField.u64(value, at: 0) {
+        try body(rel, ObjectID(t))
+      } else if let t = KeyField.u64(key, at: 10) {
+        try body(rel, ObjectID(t))
+      }
+      return true
+    }
+  }
+}
