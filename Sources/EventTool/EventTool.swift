@@ -33,7 +33,7 @@ public struct EventTool: Sendable {
   static func standardCommands(policies: PolicyRegistry) -> [any ToolCommand] {
     [
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
-      FetchCommand(), VerifyCommand(), RebuildCommand(), UpcastCommand(policies: policies), RollbackCommand(), DiagramCommand(),
+      FetchCommand(), VerifyCommand(), RebuildCommand(), UpcastCommand(policies: policies), RollbackCommand(), CloneCommand(), SnapshotCommand(), DiagramCommand(),
       DemoCommand(), ReferenceCommand(),
     ]
   }

@@ -160,6 +160,10 @@ struct EndToEndTests {
     }
     #expect(r.out.contains("is now at version 1"))
     #expect(r.out.contains("is now at version 2"))
+    // The second seed: the copy beside the original, employees in order, managers inside the copy.
+    #expect(r.out.contains("Company/1 ACME: Employee/2 金太郎, Employee/3 花咲爺 (manager Employee/2), Employee/4 かぐや姫 (manager Employee/3)"))
+    #expect(r.out.contains("Company/6 ACME (copy): Employee/7 金太郎, Employee/8 花咲爺 (manager Employee/7), Employee/9 かぐや姫 (manager Employee/8)"))
+    #expect(r.out.contains(#"$ eventtool clone"#) && r.out.contains(#""Company.name=concat(name, ' (copy)')""#))
   }
 }
 

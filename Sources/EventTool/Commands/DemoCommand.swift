@@ -8,7 +8,8 @@ struct DemoCommand: ToolCommand {
       Builds the first seed's v1 address book (桃太郎 with a landline and a mobile, 浦島太郎 with a mobile \
       only, 一寸法師 with none), shows its log and state, upcasts it to v2 with the seed's phone split, \
       prints the PhoneBook list, follows an object's history across the version bump, and rolls back \
-      and forward. Every step is printed as the eventtool command that does it, followed by its output.
+      and forward; then the second seed: a company with ordered employees and its deep copy. Every step \
+      is printed as the eventtool command that does it, followed by its output.
       """,
     positionals: [PositionalSpec("DIR", help: "A directory to work in (must not exist or be empty); a temporary one by default.", isOptional: true)],
     examples: ["eventtool demo", "eventtool demo /tmp/eventgraph-demo"])
@@ -60,6 +61,18 @@ struct DemoCommand: ToolCommand {
     try demo.run(["show", store, "AddressBook/1"])
     try demo.run(["rollback", store, "--to", "2"])
     try demo.run(["show", store, "AddressBook/1"])
+
+    demo.step("11. The second seed: a company with ordered employees (each with a manager) and a shared department.")
+    let company = dir + "/company.store"
+    try demo.write("Company.model.json", DemoFiles.companyModel)
+    try demo.write("company.jsonl", DemoFiles.company)
+    try demo.run(["init", company, "--model", dir + "/Company.model.json"])
+    io.print(DemoFiles.company)
+    try demo.run(["import", company, dir + "/company.jsonl"])
+    demo.step("12. Its deep copy, by replaying the subgraph with fresh identities: employees copied in order, managers re-pointed inside the copy, the department referenced, not copied.")
+    try demo.run(["clone", company, "Company/1", "--set", "Company.name=concat(name, ' (copy)')", "--json"])
+    for line in try DemoRunner.companies(company) { io.print(line) }
+    try demo.run(["verify", company])
     io.print("\nThe store is in \(store): an ordinary LMDB environment (try 'mdb_stat -a \(store)').")
   }
 }
@@ -88,8 +101,31 @@ struct DemoRunner {
     }
   }
 
+  /// An argument as a shell would need it typed.
+  static func shellQuoted(_ a: String) -> String {
+    guard a.contains(where: { " '\"$()".contains($0) }) else { return a }
+    if !a.contains("'") { return "'\(a)'" }
+    return "\"" + a.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      .replacingOccurrences(of: "$", with: "\\$") + "\""
+  }
+
+  /// Each company beside its copy: its employees in order, each with its manager.
+  static func companies(_ path: String) throws -> [String] {
+    let store = try EventStore(path: path, options: StoreOptions(readOnly: true))
+    return try store.read { s in
+      try s.objects(of: "Company").map { c in
+        let staff = try s.related(c, "employees").map { e in
+          let manager = try s.related(e, "manager").first.map { " (manager \(s.display($0)))" } ?? ""
+          return "\(s.display(e)) \(try s.value(e, "name")?.stringValue ?? "?")\(manager)"
+        }
+        let name = try s.value(c, "name")?.stringValue ?? "?"
+        return "\(s.display(c)) \(name): " + staff.joined(separator: ", ")
+      }
+    }
+  }
+
   func run(_ arguments: [String]) throws {
-    io.print("$ eventtool " + arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "))
+    io.print("$ eventtool " + arguments.map(Self.shellQuoted).joined(separator: " "))
     let status = EventTool().run(arguments, io: io)
     if status != 0 { throw ToolError.failed("the demo step 'eventtool \(arguments.joined(separator: " "))' failed") }
   }
@@ -129,6 +165,42 @@ enum DemoFiles {
     {"commit": "issun", "type": "insert", "object": "$issun", "entity": "AddressBook"}
     {"commit": "issun", "type": "set", "object": "$issun", "key": "firstName", "value": "一寸"}
     {"commit": "issun", "type": "set", "object": "$issun", "key": "lastName", "value": "法師"}
+
+    """
+
+  static let companyModel = """
+    {
+      "name": "Company",
+      "version": 1,
+      "entities": [
+        {"name": "Company",
+         "attributes": [{"name": "name", "type": "string", "indexed": true}],
+         "relationships": [
+           {"name": "employees", "destination": "Employee", "toMany": true, "ordered": true, "inverse": "company", "deleteRule": "cascade"},
+           {"name": "departments", "destination": "Department", "toMany": true, "inverse": "companies"}]},
+        {"name": "Employee",
+         "attributes": [{"name": "name", "type": "string"}],
+         "relationships": [
+           {"name": "company", "destination": "Company", "inverse": "employees"},
+           {"name": "manager", "destination": "Employee", "inverse": "reports"},
+           {"name": "reports", "destination": "Employee", "toMany": true, "inverse": "manager"},
+           {"name": "department", "destination": "Department", "inverse": "employees"}]},
+        {"name": "Department",
+         "attributes": [{"name": "name", "type": "string"}],
+         "relationships": [
+           {"name": "companies", "destination": "Company", "toMany": true, "inverse": "departments"},
+           {"name": "employees", "destination": "Employee", "toMany": true, "inverse": "department", "deleteRule": "deny"}]}
+      ]
+    }
+
+    """
+
+  static let company = """
+    {"id": "acme", "entity": "Company", "attributes": {"name": "ACME"}, "relationships": {"employees": ["kintaro", "hanasaka", "kaguya"], "departments": ["rnd"]}}
+    {"id": "kintaro", "entity": "Employee", "attributes": {"name": "金太郎"}, "relationships": {"department": "rnd"}}
+    {"id": "hanasaka", "entity": "Employee", "attributes": {"name": "花咲爺"}, "relationships": {"manager": "kintaro", "department": "rnd"}}
+    {"id": "kaguya", "entity": "Employee", "attributes": {"name": "かぐや姫"}, "relationships": {"manager": "hanasaka"}}
+    {"id": "rnd", "entity": "Department", "attributes": {"name": "研究開発"}}
 
     """
 
