@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|upcast|all] [--quick]
+// Usage: Benchmarks [store|query|clone|upcast|all] [--quick]
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
@@ -17,6 +17,11 @@ do {
   if wants("query") {
     var t = BenchmarkTable(title: "Query language and fetch (issue 3)")
     try QueryBenchmark.run(objects: quick ? 100_000 : 1_000_000, table: &t)
+    tables.append(t)
+  }
+  if wants("clone") {
+    var t = BenchmarkTable(title: "Clone by replaying a subgraph (issue 5)")
+    try CloneBenchmark.run(sizes: quick ? [10_000] : [10_000, 100_000], table: &t)
     tables.append(t)
   }
   if wants("upcast") {
