@@ -154,12 +154,17 @@ struct ServiceCommitTests {
     let id = try #require(item.value)
     let v1 = try store.read { try $0.version(of: id) }
     #expect(v1 == item.commit?.firstSequence)
-    let moved = try await store.commit(expecting: [.object(id, version: v1)]) { tx in try tx.set(id, "name", .string("b")) }
+    let moved = try await store.commit(expecting: [.object(id, version: v1)]) { tx in
+      try tx.set(id, "name", .string("b"))
+    }
     #expect(try store.read { try $0.version(of: id) } == moved.commit?.firstSequence)
     let refusal = await #expect(throws: ConflictError.self) {
       try await store.commit(expecting: [.object(id, version: v1)]) { tx in try tx.set(id, "name", .string("c")) }
     }
-    #expect(refusal?.description == "Item/\(id.rawValue) moved: the commit expected version \(v1), but its last commit is now at \(moved.commit?.firstSequence ?? 0)")
+    #expect(
+      refusal?.description
+        == "Item/\(id.rawValue) moved: the commit expected version \(v1), but its last commit is now at \(moved.commit?.firstSequence ?? 0)"
+    )
     #expect(try store.read { try $0.value(id, "name") } == .string("b"))
     #expect(try store.read { try $0.version(of: ObjectID(999)) } == 0)
   }
@@ -172,7 +177,9 @@ struct ServiceCommitTests {
     let first: CommitInfo?
     do {
       let store = try EventStore.create(at: path, model: try ServiceFixtures.model())
-      let made = try await store.commit(idempotencyKey: "order-1") { tx in try tx.insert("Item", ["name": .string("once")]) }
+      let made = try await store.commit(idempotencyKey: "order-1") { tx in
+        try tx.insert("Item", ["name": .string("once")])
+      }
       first = made.commit
       #expect(first != nil)
       let retried = try await store.commit(idempotencyKey: "order-1") { tx in

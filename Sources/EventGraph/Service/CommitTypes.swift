@@ -9,7 +9,9 @@ import Foundation
 /// it inserts, sets, deletes, and both ends of every link and unlink it makes.
 ///
 /// ```swift
-/// let (balance, version) = try store.read { s in (try s.value(account, "balance"), try s.version(of: account)) }
+/// let (balance, version) = try store.read { s in
+///   (try s.value(account, "balance"), try s.version(of: account))
+/// }
 /// try await store.commit(expecting: [.object(account, version: version)]) { tx in
 ///   try tx.set(account, "balance", .int64((balance?.integerValue ?? 0) + 10))
 /// }
@@ -57,8 +59,10 @@ public struct ConflictError: Error, Sendable, Hashable, CustomStringConvertible 
 
 /// What ``EventStore/commit(expecting:idempotencyKey:metadata:_:)`` did.
 public struct CommitResult<Value: Sendable>: Sendable {
-  /// The commit in the log: the new one, or for a repeated idempotency key the first commit
-  /// that carried the key. `nil` when the closure changed nothing (nothing was appended).
+  /// The commit in the log.
+  ///
+  /// The new one, or for a repeated idempotency key the first commit that carried the key.
+  /// `nil` when the closure changed nothing (nothing was appended).
   public let commit: CommitInfo?
   /// What the closure returned; `nil` when it did not run (a repeated idempotency key).
   public let value: Value?

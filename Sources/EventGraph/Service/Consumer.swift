@@ -33,13 +33,16 @@ public final class Consumer: Sendable {
     return try store.env.read { txn in try StoreService.position(name, in: db, txn.handle) }
   }
 
-  /// The commits after the acknowledged position, then live (see ``EventStore/events(after:)``).
+  /// The commits after the acknowledged position, then live (see
+  /// ``EventStore/events(after:)``).
   public func commits() throws -> CommitSequence {
     store.events(after: try position())
   }
 
-  /// Saves the position: every commit up to event `sequence` is dealt with. The position
-  /// only moves forward (use ``reset(to:)`` to go back). Returns once it is durable.
+  /// Saves the position: every commit up to event `sequence` is dealt with.
+  ///
+  /// The position only moves forward (use ``reset(to:)`` to go back). Returns once it is
+  /// durable.
   public func acknowledge(through sequence: UInt64) async throws {
     guard let db = try store.service.consumers() else { throw StoreError.readOnly(path: store.path) }
     let key = name
@@ -68,8 +71,10 @@ public final class Consumer: Sendable {
     }
   }
 
-  /// Handles every commit after the position, then new ones as they land, acknowledging as
-  /// it goes: after each commit once caught up, every `batch` commits while catching up.
+  /// Handles every commit after the position, then new ones as they land.
+  ///
+  /// It acknowledges as it goes: after each commit once caught up, every `batch` commits
+  /// while catching up.
   /// Returns only by throwing: `CancellationError` when the task is cancelled, or what
   /// `body` throws (the commit it failed on is not acknowledged).
   public func run(batch: Int = 100, _ body: (Commit) async throws -> Void) async throws {

@@ -62,7 +62,9 @@ extension EventStore {
     }
   }
 
-  /// Follows the log: the commits that start after event `sequence`, oldest first, read
+  /// Follows the log from event `sequence` on.
+  ///
+  /// The sequence holds the commits that start after event `sequence`, oldest first, read
   /// from the log in short read transactions and then, once caught up, as they land — from
   /// this process or any other — without gaps or duplicates. It never ends by itself; it
   /// throws `CancellationError` when its task is cancelled.

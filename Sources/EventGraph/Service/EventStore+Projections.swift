@@ -11,7 +11,8 @@ extension EventStore {
   /// that writes the store: a commit made by a process that has not registered it is caught
   /// up by the next commit of one that has.
   ///
-  /// - Throws: ``ServiceError/projectionAlreadyRegistered(_:)``, ``ServiceError/invalidName(_:)``,
+  /// - Throws: ``ServiceError/projectionAlreadyRegistered(_:)``,
+  /// ``ServiceError/invalidName(_:)``,
   ///   ``StoreError/readOnly(path:)``, or what the projection throws during the catch-up.
   public func register(_ projection: any Projection) throws {
     let p = try open(projection)
@@ -19,8 +20,10 @@ extension EventStore {
     try service.projections.add(p)
   }
 
-  /// Maintains `projection` asynchronously: applies new commits in batches, each batch in
-  /// one transaction with the projection's position, until the task is cancelled. Run it in
+  /// Maintains `projection` asynchronously, until the task is cancelled.
+  ///
+  /// It applies new commits in batches, each batch in one transaction with the projection's
+  /// position. Run it in
   /// a task of its own; start it again after a restart and it continues from its position.
   ///
   /// ```swift
@@ -53,9 +56,10 @@ extension EventStore {
     }
   }
 
-  /// Empties `projection`'s database and replays the whole log into it, in batches of
-  /// commits. The position moves with each batch, so a rebuild that is interrupted is a
-  /// projection that is behind, and carries on from there.
+  /// Empties `projection`'s database and replays the whole log into it.
+  ///
+  /// It replays in batches of commits. The position moves with each batch, so a rebuild
+  /// that is interrupted is a projection that is behind, and carries on from there.
   ///
   /// - Returns: the commits and events applied.
   @discardableResult
@@ -94,7 +98,8 @@ extension EventStore {
     try ServiceError.checkName(projection.name)
     if options.readOnly { throw StoreError.readOnly(path: path) }
     guard let consumers = try service.consumers(),
-      let db = try service.database(ProjectionRunner.databaseName(projection.name, version: model.version), create: true)
+      let db = try service.database(
+        ProjectionRunner.databaseName(projection.name, version: model.version), create: true)
     else {
       throw StoreError.corrupt("cannot create the databases of projection '\(projection.name)'")
     }

@@ -16,7 +16,8 @@ extension GraphReader {
     }
   }
 
-  /// The commit stored at `firstSequence`, as a ``CommitInfo``; `nil` when no commit starts there.
+  /// The commit stored at `firstSequence`, as a ``CommitInfo``; `nil` when no commit starts
+  /// there.
   package func commitInfo(at firstSequence: UInt64) throws -> CommitInfo? {
     try txn.withValue(dbs.log, key: StoreKey.sequence(firstSequence)) { bytes in
       let c = try CommitCodec.decode(bytes, context: "log entry \(firstSequence)")
@@ -43,9 +44,10 @@ extension GraphReader {
 }
 
 extension Snapshot {
-  /// The object's version: the first sequence of the last commit that touched it (0 when
-  /// no commit did). State it in ``Expectation/object(_:version:)`` to commit only if
-  /// nobody changed the object since this snapshot.
+  /// The object's version: the first sequence of the last commit that touched it.
+  ///
+  /// It is 0 when no commit did. State it in ``Expectation/object(_:version:)`` to commit
+  /// only if nobody changed the object since this snapshot.
   public func version(of id: ObjectID) throws -> UInt64 {
     guard isOpen else { throw StoreError.transactionEnded }
     return try reader.version(of: id)

@@ -19,7 +19,8 @@ import LMDB
 ///   let name = "phone-index"
 ///   func apply(_ commit: Commit, to storage: ProjectionStorage) throws {
 ///     for case .set(let o, let a, let v) in commit.events where a == phoneNumber {
-///       if case .string(let number)? = v { try storage.put(Array(number.utf8), BigEndianKey(o.rawValue)) }
+///       guard case .string(let number)? = v else { continue }
+///       try storage.put(Array(number.utf8), BigEndianKey(o.rawValue))
 ///     }
 ///   }
 /// }
@@ -31,8 +32,10 @@ public protocol Projection: Sendable {
   func apply(_ commit: Commit, to storage: ProjectionStorage) throws
 }
 
-/// The projection's database inside the write transaction that applies a commit. Valid only
-/// during ``Projection/apply(_:to:)``; keys are 1 to 511 bytes, compared byte by byte.
+/// The projection's database inside the write transaction that applies a commit.
+///
+/// Valid only during ``Projection/apply(_:to:)``; keys are 1 to 511 bytes, compared byte by
+/// byte.
 public struct ProjectionStorage {
   let txn: WriteHandle
   let db: Database
@@ -55,7 +58,8 @@ public struct ProjectionStorage {
   }
 }
 
-/// A read-only view of a projection's database, valid inside ``EventStore/readProjection(_:_:)``.
+/// A read-only view of a projection's database, valid inside
+/// ``EventStore/readProjection(_:_:)``.
 public struct ProjectionView {
   let txn: ReadHandle
   let db: Database?

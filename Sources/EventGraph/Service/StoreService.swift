@@ -2,9 +2,11 @@ import Foundation
 import LMDB
 import Synchronization
 
-/// What a store needs to serve a long-running service: the writer thread and its queue, the
-/// notifier that wakes followers of the log, the consumers' positions and the projections
-/// registered for inline maintenance. One per ``EventStore``; threads start on first use.
+/// What a store needs to serve a long-running service.
+///
+/// It holds the writer thread and its queue, the notifier that wakes followers of the log,
+/// the consumers' positions and the projections registered for inline maintenance. One per
+/// ``EventStore``; threads start on first use.
 package final class StoreService: Sendable {
   let env: Environment
   let dbs: StoreDatabases
@@ -66,8 +68,10 @@ package final class StoreService: Sendable {
     try database(StoreDatabases.name("consumers", version: dbs.version), create: !readOnly)
   }
 
-  /// Opens a named database once, under a lock: LMDB forbids opening databases from two
-  /// transactions of a process at once. Never call while this thread holds a write transaction.
+  /// Opens a named database once, under a lock.
+  ///
+  /// LMDB forbids opening databases from two transactions of a process at once. Never call
+  /// while this thread holds a write transaction.
   func database(_ name: String, create: Bool) throws -> Database? {
     try opened.withLock { cache in
       if let db = cache[name] { return db }
@@ -86,7 +90,9 @@ package final class StoreService: Sendable {
 
   // MARK: - Closing
 
-  /// Stops the threads, letting the writer finish what is queued. Called by the store's deinit.
+  /// Stops the threads, letting the writer finish what is queued.
+  ///
+  /// Called by the store's deinit.
   package func shutdown() {
     queue.close()
     let w = writer.withLock { $0 }
