@@ -1,8 +1,18 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|upcast|all] [--quick]
+// Usage: Benchmarks [store|query|service|upcast|all] [--quick]
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
+// The child process of the cross-process latency figure.
+if let i = arguments.firstIndex(of: "--latency-writer") {
+  do {
+    try ServiceBenchmark.latencyWriter(Array(arguments[(i + 1)...]))
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("latency writer failed: \(error)\n".utf8))
+    exit(1)
+  }
+}
 let quick = arguments.contains("--quick")
 let sections = Set(arguments.filter { !$0.hasPrefix("--") })
 func wants(_ name: String) -> Bool { sections.isEmpty || sections.contains("all") || sections.contains(name) }
@@ -17,6 +27,11 @@ do {
   if wants("query") {
     var t = BenchmarkTable(title: "Query language and fetch (issue 3)")
     try QueryBenchmark.run(objects: quick ? 100_000 : 1_000_000, table: &t)
+    tables.append(t)
+  }
+  if wants("service") {
+    var t = BenchmarkTable(title: "Service: group commit and subscriptions (issue 6)")
+    try ServiceBenchmark.run(commits: quick ? 1_000 : 4_000, latencyCommits: quick ? 200 : 1_000, table: &t)
     tables.append(t)
   }
   if wants("upcast") {

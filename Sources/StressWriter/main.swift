@@ -10,13 +10,16 @@ import Synchronization
 // With `--async T`, T tasks commit concurrently through the async API (group commit),
 // taking batch numbers in turn; "done N" still follows the return of commit N.
 //
-// Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME] [--async T]
+// `--pause MS` sleeps after each commit (a steady live stream for followers).
+//
+// Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME] [--async T] [--pause MS]
 struct Settings: Sendable {
   var path: String
   var perCommit: Int
   var count: Int
   var author: String
   var tasks: Int
+  var pause: Double
 
   init?(_ args: [String]) {
     guard let path = args.first else { return nil }
@@ -29,6 +32,7 @@ struct Settings: Sendable {
     count = Int(option("--count") ?? "") ?? Int.max
     author = option("--author") ?? "stress"
     tasks = Int(option("--async") ?? "") ?? 0
+    pause = (Double(option("--pause") ?? "") ?? 0) / 1000
   }
 }
 
@@ -78,6 +82,7 @@ enum StressWriter {
         let batch = n
         try store.write(metadata: metadata) { tx in try fill(tx, batch: batch, s) }
         report(batch)
+        if s.pause > 0 { usleep(UInt32(s.pause * 1_000_000)) }
       }
       return
     }
@@ -88,6 +93,7 @@ enum StressWriter {
           while let batch = next.take(below: s.count) {
             try await store.commit(metadata: metadata) { tx in try fill(tx, batch: batch, s) }
             report(batch)
+            if s.pause > 0 { try await Task.sleep(for: .seconds(s.pause)) }
           }
         }
       }

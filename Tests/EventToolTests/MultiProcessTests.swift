@@ -121,12 +121,14 @@ struct MultiProcessTests {
     let path = dir + "/s"
     #expect(
       try ToolRunner.run("StressWriter", [path, "--count", "300", "--per-commit", "2", "--author", "old"]).status == 0)
-    // A writer keeps committing while the consumer runs.
+    // A writer keeps committing (about 4 commits every 10 ms) while the consumer runs; the
+    // consumer is killed once it has caught up with the old commits and follows live ones.
     let writer = try Child(
-      "StressWriter", [path, "--count", "200", "--per-commit", "2", "--author", "live", "--async", "4"])
+      "StressWriter",
+      [path, "--count", "200", "--per-commit", "2", "--author", "live", "--async", "4", "--pause", "10"])
     let first = try Child("eventtool", ["log", path, "--follow", "--json", "--consumer", "audit"])
     let reached = first.wait(seconds: 60) { child in
-      Set(LoggedEvent.parse(child.lines).map(\.commit)).count >= 180
+      Set(LoggedEvent.parse(child.lines).map(\.commit)).count >= 340
     }
     #expect(reached)
     kill(first.process.processIdentifier, SIGKILL)
@@ -148,6 +150,7 @@ struct MultiProcessTests {
       })
     #expect(savedCommit >= 100)
     #expect(savedCommit <= lastWhole)
+    #expect(savedCommit < total, "the consumer was killed mid-stream")
 
     let second = try Child(
       "eventtool", ["log", path, "--follow", "--json", "--consumer", "audit", "--commits", "\(total - savedCommit)"])

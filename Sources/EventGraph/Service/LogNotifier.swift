@@ -109,10 +109,13 @@ final class LogNotifier: Sendable {
     guard case .running(let watcher, let finished) = state.withLock({ $0.watcher }) else { return }
     defer { finished.signal() }
     var pollDelay = 0.001
+    // A write was seen but the log had not moved yet: a commit is under way (its data pages
+    // come before its fsync and meta page), so look every millisecond for a while.
+    var pendingSince: Double?
     while !state.withLock({ $0.stopping }) {
       let wake: FileChangeWatcher.Wake
       if let watcher {
-        wake = watcher.wait(timeoutMilliseconds: 1000)
+        wake = watcher.wait(timeoutMilliseconds: pendingSince == nil ? 1000 : 1)
       } else {
         Thread.sleep(forTimeInterval: pollDelay)
         wake = .timedOut
@@ -120,22 +123,28 @@ final class LogNotifier: Sendable {
       if wake == .interrupted { continue }
       guard state.withLock({ !$0.waiters.isEmpty }) else {
         pollDelay = 0.05  // nobody waits: polling (without inotify) can slow down
+        pendingSince = nil
         continue
       }
       if wakeIfLogMoved() {
         pollDelay = 0.001
+        pendingSince = nil
         continue
       }
+      let now = ProcessInfo.processInfo.systemUptime
       if wake == .changed {
-        // The write was reported a moment before LMDB made the commit visible: look again
-        // a few times, briefly, before waiting for the next write.
-        for delay in [0.000_05, 0.000_2, 0.001, 0.005, 0.02] {
-          Thread.sleep(forTimeInterval: delay)
-          if wakeIfLogMoved() { break }
+        // LMDB publishes a commit in lock.mdb just after writing its meta page: look again
+        // a moment later before waiting for the next write.
+        Thread.sleep(forTimeInterval: 0.000_05)
+        if wakeIfLogMoved() {
+          pendingSince = nil
+          continue
         }
+        pendingSince = pendingSince ?? now
       } else {
         pollDelay = min(pollDelay * 2, 0.1)
       }
+      if let since = pendingSince, now - since > 0.1 { pendingSince = nil }
     }
   }
 

@@ -17,6 +17,8 @@ package final class StoreService: Sendable {
   let notifier: LogNotifier
   let projections = ProjectionRegistry()
   private let writer = Mutex<WriterThread?>(nil)
+  /// Write transactions the writer thread has committed (each one batch), for benchmarks.
+  private let batches = Atomic<Int>(0)
   /// Databases opened after the store (consumers, projections), by name.
   private let opened = Mutex<[String: Database]>([:])
 
@@ -46,6 +48,11 @@ package final class StoreService: Sendable {
   func sideWrite(_ body: @escaping @Sendable (WriteHandle) throws -> Void) async throws {
     _ = try await submit(.side(body))
   }
+
+  /// How many batches (write transactions) the writer thread has committed.
+  package var batchesCommitted: Int { batches.load(ordering: .relaxed) }
+
+  func countBatch() { batches.add(1, ordering: .relaxed) }
 
   // MARK: - Hooks of the synchronous write
 

@@ -72,6 +72,7 @@ extension StoreService {
           }
         }
         try txn.commit()
+        countBatch()
         break
       } catch let e as LMDBError where e == .mapFull {
         do {
