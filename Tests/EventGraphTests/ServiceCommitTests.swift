@@ -216,6 +216,22 @@ struct ServiceCommitTests {
     #expect(try store.verify().isOK)
   }
 
+  @Test("the synchronous write refuses a repeated idempotency key, naming the first commit")
+  func synchronousRetry() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let metadata = CommitMetadata(idempotencyKey: "import-7")
+    let first = try store.write(metadata: metadata) { tx throws in try tx.insert("Item", ["name": .string("a")]) }
+      .commit
+    let info = try #require(first)
+    #expect(throws: ServiceError.alreadyCommitted(key: "import-7", commit: info)) {
+      try store.write(metadata: metadata) { tx throws in try tx.insert("Item", ["name": .string("a")]) }
+    }
+    let retried = try await store.commit(metadata: metadata) { tx in try tx.insert("Item", ["name": .string("a")]) }
+    #expect(retried.isDuplicate && retried.commit == info)
+    #expect(try ServiceFixtures.itemNames(store) == ["a"])
+  }
+
   @Test("idempotency keys must be 1 to 400 bytes", arguments: ["", String(repeating: "k", count: 401)])
   func badKeys(key: String) async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())

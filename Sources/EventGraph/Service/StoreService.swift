@@ -56,6 +56,21 @@ package final class StoreService: Sendable {
 
   // MARK: - Hooks of the synchronous write
 
+  /// Called by ``EventStore/write(metadata:_:)`` before it runs its closure: a commit whose
+  /// idempotency key is already in the store is refused with
+  /// ``ServiceError/alreadyCommitted(key:commit:)`` (the async API returns the first commit
+  /// instead).
+  package func refuseRepeatedKey(_ metadata: CommitMetadata, in txn: WriteHandle) throws {
+    guard let key = metadata.idempotencyKey,
+      let first = try txn.withValue(dbs.dedupe, key: key, { BigEndianKey.decode($0) }) ?? nil
+    else { return }
+    let reader = GraphReader(txn: txn, dbs: dbs, model: model)
+    guard let info = try reader.commitInfo(at: first) else {
+      throw StoreError.corrupt("idempotency key '\(key)' points at sequence \(first), where no commit starts")
+    }
+    throw ServiceError.alreadyCommitted(key: key, commit: info)
+  }
+
   /// Called by ``EventStore/write(metadata:_:)`` inside its transaction, after the commit was
   /// appended: the inline projections follow it in the same transaction.
   package func willCommit(_ info: CommitInfo, of tx: Transaction, in txn: WriteHandle) throws {

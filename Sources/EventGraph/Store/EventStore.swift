@@ -193,6 +193,7 @@ public final class EventStore: Sendable {
       guard active == model.version else {
         throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
       }
+      try service.refuseRepeatedKey(metadata, in: txn.handle)
       let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
       do {
         defer { tx.isOpen = false }
