@@ -14,6 +14,8 @@ package final class StoreService: Sendable {
   let path: String
   let readOnly: Bool
   let queue = WriteQueue()
+  /// Where the writer hands its callers' outcomes, to be resumed off its thread.
+  let completions = DispatchQueue(label: "EventGraph commit completions")
   let notifier: LogNotifier
   let projections = ProjectionRegistry()
   private let writer = Mutex<WriterThread?>(nil)

@@ -39,9 +39,11 @@ final class WriterThread: Sendable {
 extension StoreService {
   /// Requests per batch at most; more wait for the next batch.
   static let maxBatch = 1024
+  /// How long a batch smaller than the last one waits for the rest (see ``WriteQueue/takeBatch(max:linger:)``).
+  static let linger = 0.000_2
 
   func serveUntilClosed() {
-    while let batch = queue.takeBatch(max: Self.maxBatch) { serve(batch) }
+    while let batch = queue.takeBatch(max: Self.maxBatch, linger: Self.linger) { serve(batch) }
   }
 
   /// Runs one batch in one write transaction, then resumes every caller with its outcome.
@@ -89,7 +91,12 @@ extension StoreService {
     }
     if served < batch.count { queue.putBack(Array(batch[served...])) }
     if let lastSequence { notifier.committed(lastSequence: lastSequence) }
-    for (r, result) in zip(batch, results) { queue.finish(r, result) }
+    // Resuming a caller wakes a thread of the task pool, a system call each: leave that to
+    // another thread, so the writer starts the next batch at once.
+    let finished = Array(zip(batch, results))
+    completions.async { [queue] in
+      for (r, result) in finished { queue.finish(r, result) }
+    }
   }
 
   /// The checks ``EventStore/write(metadata:_:)`` makes before every commit.
