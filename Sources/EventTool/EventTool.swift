@@ -28,7 +28,8 @@ public struct EventTool: Sendable {
   public init(
     extraCommands: [any ToolCommand] = [], policies: PolicyRegistry = .init(), projections: [any Projection] = []
   ) {
-    let all = Self.standardCommands(policies: policies, projections: [EntityCountProjection()] + projections) + extraCommands
+    let known: [any Projection] = [EntityCountProjection()] + projections
+    let all = Self.standardCommands(policies: policies, projections: known) + extraCommands
     self.commands = all
     self.interface = CommandLineInterface(
       toolName: "eventtool", abstract: "An event-sourced object-graph store on LMDB.", commands: all.map(\.spec))
