@@ -1,8 +1,18 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|clone|upcast|all] [--quick]
+// Usage: Benchmarks [store|query|clone|service|upcast|all] [--quick]
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
+// The child process of the cross-process latency figure.
+if let i = arguments.firstIndex(of: "--latency-writer") {
+  do {
+    try ServiceBenchmark.latencyWriter(Array(arguments[(i + 1)...]))
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("latency writer failed: \(error)\n".utf8))
+    exit(1)
+  }
+}
 let quick = arguments.contains("--quick")
 let sections = Set(arguments.filter { !$0.hasPrefix("--") })
 func wants(_ name: String) -> Bool { sections.isEmpty || sections.contains("all") || sections.contains(name) }
@@ -22,6 +32,11 @@ do {
   if wants("clone") {
     var t = BenchmarkTable(title: "Clone by replaying a subgraph (issue 5)")
     try CloneBenchmark.run(sizes: quick ? [10_000] : [10_000, 100_000], table: &t)
+    tables.append(t)
+  }
+  if wants("service") {
+    var t = BenchmarkTable(title: "Service: group commit and subscriptions (issue 6)")
+    try ServiceBenchmark.run(commits: quick ? 1_000 : 4_000, latencyCommits: quick ? 200 : 1_000, table: &t)
     tables.append(t)
   }
   if wants("upcast") {

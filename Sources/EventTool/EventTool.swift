@@ -23,17 +23,23 @@ public struct EventTool: Sendable {
   /// - Parameters:
   ///   - extraCommands: commands of your own, beside the standard ones.
   ///   - policies: Swift migration policies that mapping files may name (`"policy": NAME`).
-  public init(extraCommands: [any ToolCommand] = [], policies: PolicyRegistry = .init()) {
-    let all = Self.standardCommands(policies: policies) + extraCommands
+  ///   - projections: projections of your own that `rebuild --projection NAME` may rebuild,
+  ///     beside ``EntityCountProjection`` (`entity-counts`).
+  public init(
+    extraCommands: [any ToolCommand] = [], policies: PolicyRegistry = .init(), projections: [any Projection] = []
+  ) {
+    let known: [any Projection] = [EntityCountProjection()] + projections
+    let all = Self.standardCommands(policies: policies, projections: known) + extraCommands
     self.commands = all
     self.interface = CommandLineInterface(
       toolName: "eventtool", abstract: "An event-sourced object-graph store on LMDB.", commands: all.map(\.spec))
   }
 
-  static func standardCommands(policies: PolicyRegistry) -> [any ToolCommand] {
+  static func standardCommands(policies: PolicyRegistry, projections: [any Projection]) -> [any ToolCommand] {
     [
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
-      FetchCommand(), VerifyCommand(), RebuildCommand(), UpcastCommand(policies: policies), RollbackCommand(), CloneCommand(), SnapshotCommand(), DiagramCommand(),
+      FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
+      RollbackCommand(), CloneCommand(), SnapshotCommand(), DiagramCommand(),
       DemoCommand(), ReferenceCommand(),
     ]
   }

@@ -1,59 +1,125 @@
 import EventGraph
 import Foundation
+import Synchronization
 
-// A child process for crash tests: appends commits to a store until killed, printing
-// "done N" after commit N has returned (so it is durable). Each commit inserts
-// `perCommit` Item objects whose `batch` attribute is N and links them in order to a new
-// Group, so a partial commit would be visible as a group with fewer items.
+// A child process for crash and multi-process tests: appends commits to a store until
+// killed, printing "done N" after commit N has returned (so it is durable). Each commit
+// inserts `perCommit` Item objects whose `batch` attribute is N and links them in order to
+// a new Group, so a partial commit would be visible as a group with fewer items.
 //
-// Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME]
-let args = Array(CommandLine.arguments.dropFirst())
-guard let path = args.first else {
-  FileHandle.standardError.write(Data("usage: StressWriter STORE [--per-commit K] [--count N]\n".utf8))
+// With `--async T`, T tasks commit concurrently through the async API (group commit),
+// taking batch numbers in turn; "done N" still follows the return of commit N.
+//
+// `--pause MS` sleeps after each commit (a steady live stream for followers).
+//
+// Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME] [--async T] [--pause MS]
+struct Settings: Sendable {
+  var path: String
+  var perCommit: Int
+  var count: Int
+  var author: String
+  var tasks: Int
+  var pause: Double
+
+  init?(_ args: [String]) {
+    guard let path = args.first else { return nil }
+    func option(_ name: String) -> String? {
+      guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
+      return args[i + 1]
+    }
+    self.path = path
+    perCommit = Int(option("--per-commit") ?? "") ?? 10
+    count = Int(option("--count") ?? "") ?? Int.max
+    author = option("--author") ?? "stress"
+    tasks = Int(option("--async") ?? "") ?? 0
+    pause = (Double(option("--pause") ?? "") ?? 0) / 1000
+  }
+}
+
+enum StressWriter {
+  static func open(_ path: String) throws -> EventStore {
+    if FileManager.default.fileExists(atPath: path + "/data.mdb") { return try EventStore(path: path) }
+    let model = try Model(
+      name: "Stress", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Group", attributes: [AttributeDescription(name: "batch", type: .int64)],
+          relationships: [
+            RelationshipDescription(
+              name: "items", destination: "Item", isToMany: true, isOrdered: true, inverse: "group",
+              deleteRule: .cascade)
+          ]),
+        EntityDescription(
+          name: "Item",
+          attributes: [
+            AttributeDescription(name: "batch", type: .int64), AttributeDescription(name: "payload", type: .string),
+          ],
+          relationships: [RelationshipDescription(name: "group", destination: "Group", inverse: "items")]),
+      ])
+    return try EventStore.create(at: path, model: model)
+  }
+
+  /// One commit: a group of `perCommit` items, all with batch number `batch`.
+  static func fill(_ tx: Transaction, batch: Int, _ s: Settings) throws {
+    let g = try tx.insert("Group", ["batch": .int64(Int64(batch))])
+    for i in 0..<s.perCommit {
+      let item = try tx.insert(
+        "Item", ["batch": .int64(Int64(batch)), "payload": .string("\(s.author)-\(batch)-\(i)")])
+      try tx.link(g, "items", item)
+    }
+  }
+
+  /// Unbuffered, so the parent sees each line as soon as the commit has returned.
+  static func report(_ batch: Int) { FileHandle.standardOutput.write(Data("done \(batch)\n".utf8)) }
+
+  static func run(_ s: Settings) async throws {
+    let store = try open(s.path)
+    let metadata = CommitMetadata(author: s.author)
+    guard s.tasks > 0 else {
+      var n = 0
+      while n < s.count {
+        n += 1
+        let batch = n
+        try store.write(metadata: metadata) { tx in try fill(tx, batch: batch, s) }
+        report(batch)
+        if s.pause > 0 { usleep(UInt32(s.pause * 1_000_000)) }
+      }
+      return
+    }
+    let next = Counter()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<s.tasks {
+        group.addTask {
+          while let batch = next.take(below: s.count) {
+            try await store.commit(metadata: metadata) { tx in try fill(tx, batch: batch, s) }
+            report(batch)
+            if s.pause > 0 { try await Task.sleep(for: .seconds(s.pause)) }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+  }
+}
+
+/// Hands out 1, 2, 3, … to concurrent tasks.
+final class Counter: Sendable {
+  private let last = Mutex(0)
+  func take(below limit: Int) -> Int? {
+    last.withLock { n in
+      guard n < limit else { return nil }
+      n += 1
+      return n
+    }
+  }
+}
+
+guard let settings = Settings(Array(CommandLine.arguments.dropFirst())) else {
+  FileHandle.standardError.write(Data("usage: StressWriter STORE [--per-commit K] [--count N] [--async T]\n".utf8))
   exit(2)
 }
-func option(_ name: String) -> String? {
-  guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
-  return args[i + 1]
-}
-let perCommit = Int(option("--per-commit") ?? "") ?? 10
-let count = Int(option("--count") ?? "") ?? Int.max
-let author = option("--author") ?? "stress"
-
 do {
-  let store: EventStore
-  if FileManager.default.fileExists(atPath: path + "/data.mdb") {
-    store = try EventStore(path: path)
-  } else {
-    let model = try Model(name: "Stress", version: 1, entities: [
-      EntityDescription(
-        name: "Group", attributes: [AttributeDescription(name: "batch", type: .int64)],
-        relationships: [
-          RelationshipDescription(name: "items", destination: "Item", isToMany: true, isOrdered: true, inverse: "group", deleteRule: .cascade)
-        ]),
-      EntityDescription(
-        name: "Item",
-        attributes: [
-          AttributeDescription(name: "batch", type: .int64), AttributeDescription(name: "payload", type: .string),
-        ],
-        relationships: [RelationshipDescription(name: "group", destination: "Group", inverse: "items")]),
-    ])
-    store = try EventStore.create(at: path, model: model)
-  }
-  var n = 0
-  while n < count {
-    n += 1
-    let batch = n
-    try store.write(metadata: CommitMetadata(author: author)) { tx in
-      let g = try tx.insert("Group", ["batch": .int64(Int64(batch))])
-      for i in 0..<perCommit {
-        let item = try tx.insert("Item", ["batch": .int64(Int64(batch)), "payload": .string("\(author)-\(batch)-\(i)")])
-        try tx.link(g, "items", item)
-      }
-    }
-    // Unbuffered, so the parent sees each line as soon as the commit has returned.
-    FileHandle.standardOutput.write(Data("done \(batch)\n".utf8))
-  }
+  try await StressWriter.run(settings)
 } catch {
   FileHandle.standardError.write(Data("StressWriter: \(error)\n".utf8))
   exit(1)

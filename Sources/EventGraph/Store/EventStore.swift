@@ -64,8 +64,13 @@ public final class EventStore: Sendable {
   /// The store's unique identity, made when it was created.
   public let storeID: String
   private let registryKey: String
+  /// The writer thread, the log's notifier, consumers and projections (Service/).
+  package let service: StoreService
 
-  deinit { OpenStores.release(registryKey) }
+  deinit {
+    service.shutdown()
+    OpenStores.release(registryKey)
+  }
 
   // MARK: - Creating and opening
 
@@ -141,6 +146,7 @@ public final class EventStore: Sendable {
     self.path = path
     self.options = options
     self.storeID = id
+    self.service = StoreService(env: env, dbs: dbs, model: model, path: path, readOnly: options.readOnly)
   }
 
   static func environmentOptions(_ o: StoreOptions) -> EnvironmentOptions {
@@ -187,12 +193,15 @@ public final class EventStore: Sendable {
       guard active == model.version else {
         throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
       }
+      try service.refuseRepeatedKey(metadata, in: txn.handle)
       let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
       do {
         defer { tx.isOpen = false }
         let value = try body(tx)
         let info = try tx.finish()
+        if let info { try service.willCommit(info, of: tx, in: txn.handle) }
         try txn.commit()
+        if let info { service.didCommit(info) }
         return WriteResult(value: value, commit: info)
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()

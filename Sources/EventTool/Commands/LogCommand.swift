@@ -9,36 +9,58 @@ struct LogCommand: ToolCommand {
       OptionSpec("to", valueName: "SEQ", help: "Stop after event SEQ."),
       OptionSpec("object", valueName: "ID", help: "Only the events about this object (Entity/N), from its history."),
       OptionSpec("json", help: "One JSON object per event (FORMATS.md)."),
+      OptionSpec("follow", help: "Keep printing new commits as they land, from any process, until interrupted."),
+      OptionSpec(
+        "consumer", valueName: "NAME",
+        help: "With --follow: a durable consumer; start after its saved position and save it as commits are printed."),
+      OptionSpec("commits", valueName: "N", help: "With --follow: stop after printing N commits."),
     ],
-    examples: ["eventtool log book.store", "eventtool log book.store --object AddressBook/1 --json"])
+    examples: [
+      "eventtool log book.store", "eventtool log book.store --object AddressBook/1 --json",
+      "eventtool log book.store --follow --consumer audit",
+    ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let from = try a.sequence("from") ?? 1
     let to = try a.sequence("to") ?? .max
-    let store = try openStore(try a.required("STORE"))
     let json = a.flag("json")
+    if a.flag("follow") {
+      return try LogFollow.run(a, io, from: from, to: to, json: json)
+    }
+    for option in ["consumer", "commits"] where a.value(option) != nil {
+      throw ToolError.usage("--\(option) goes with --follow")
+    }
+    let store = try openStore(try a.required("STORE"))
     try store.read { s in
-      func show(_ commit: Commit, only: ObjectID?) {
-        if !json {
-          var header = "commit \(commit.number)  \(ISO8601.format(commit.time))  v\(commit.modelVersion)"
-          if let author = commit.metadata.author { header += "  by \(author)" }
-          if let source = commit.metadata.sourceCommit { header += "  from source commit at \(source)" }
-          if let root = commit.metadata.clonedFrom { header += "  cloned from \(s.display(root))" }
-          io.print(header)
-        }
-        for (seq, e) in commit.sequencedEvents where seq >= from && seq <= to {
-          if let only, !Self.concerns(e, only) { continue }
-          io.print(json ? s.json(e, sequence: seq, commit: commit).serialized() : "  " + s.text(e, sequence: seq))
-        }
-      }
       if let text = a.value("object") {
         let id = try Self.identity(text, in: s)
         for first in try s.history(of: id) where first <= to {
-          for c in try s.commits(from: first, to: first) where c.lastSequence >= from { show(c, only: id) }
+          for c in try s.commits(from: first, to: first) where c.lastSequence >= from {
+            Self.show(c, in: s, io: io, json: json, from: from, to: to, only: id)
+          }
         }
       } else {
-        try s.forEachCommit(from: from, to: to) { show($0, only: nil) }
+        try s.forEachCommit(from: from, to: to) {
+          Self.show($0, in: s, io: io, json: json, from: from, to: to, only: nil)
+        }
       }
+    }
+  }
+
+  /// Prints a commit's header (text form only) and its events in `from...to`.
+  static func show(
+    _ commit: Commit, in s: Snapshot, io: ToolIO, json: Bool, from: UInt64, to: UInt64, only: ObjectID?
+  ) {
+    if !json {
+      var header = "commit \(commit.number)  \(ISO8601.format(commit.time))  v\(commit.modelVersion)"
+      if let author = commit.metadata.author { header += "  by \(author)" }
+      if let source = commit.metadata.sourceCommit { header += "  from source commit at \(source)" }
+      if let root = commit.metadata.clonedFrom { header += "  cloned from \(s.display(root))" }
+      io.print(header)
+    }
+    for (seq, e) in commit.sequencedEvents where seq >= from && seq <= to {
+      if let only, !concerns(e, only) { continue }
+      io.print(json ? s.json(e, sequence: seq, commit: commit).serialized() : "  " + s.text(e, sequence: seq))
     }
   }
 

@@ -22,12 +22,26 @@ struct VerifyCommand: ToolCommand {
 }
 
 struct RebuildCommand: ToolCommand {
-  let spec = CommandSpec(
-    name: "rebuild", abstract: "Rebuild every projection by replaying the log.",
-    positionals: [PositionalSpec("STORE", help: "The store directory.")],
-    examples: ["eventtool rebuild book.store"])
+  /// The projections of one's own this tool can rebuild (`--projection NAME`).
+  var projections: [any Projection] = []
+
+  var spec: CommandSpec {
+    CommandSpec(
+      name: "rebuild", abstract: "Rebuild every projection by replaying the log.",
+      positionals: [PositionalSpec("STORE", help: "The store directory.")],
+      options: [
+        OptionSpec(
+          "projection", valueName: "NAME",
+          help: "Rebuild only this projection of one's own (known to this tool: "
+            + projections.map(\.name).joined(separator: ", ") + ").")
+      ],
+      examples: ["eventtool rebuild book.store", "eventtool rebuild book.store --projection entity-counts"])
+  }
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    if let name = a.value("projection") {
+      return try RebuildProjection.run(name, projections: projections, store: try a.required("STORE"), io)
+    }
     let store = try openStore(try a.required("STORE"), writing: true)
     let total = Int((try store.read { try $0.logEnd() }).sequence)
     let bar = io.progress("rebuild", total: total)

@@ -1,0 +1,104 @@
+import Foundation
+
+/// A version a commit states it expects, checked when its turn comes in the writer: if the
+/// store has moved on, the commit is refused with a ``ConflictError`` and nothing of it is
+/// written (optimistic concurrency, like an event store's expected revision).
+///
+/// An object's *version* is the first sequence of the last commit that touched it (its
+/// `CommitInfo.firstSequence`; see ``Snapshot/version(of:)``): a commit touches the objects
+/// it inserts, sets, deletes, and both ends of every link and unlink it makes.
+///
+/// ```swift
+/// let (balance, version) = try store.read { s in
+///   (try s.value(account, "balance"), try s.version(of: account))
+/// }
+/// try await store.commit(expecting: [.object(account, version: version)]) { tx in
+///   try tx.set(account, "balance", .int64((balance?.integerValue ?? 0) + 10))
+/// }
+/// ```
+public enum Expectation: Sendable, Hashable {
+  /// The object's last commit is still the one at `version` (0: no commit ever touched it).
+  case object(ObjectID, version: UInt64)
+  /// The log still ends at event `lastSequence` (0: the log is empty): nothing was
+  /// committed since.
+  case logEnd(UInt64)
+}
+
+/// A commit was refused because what it expected has changed: it says what moved and to what.
+///
+/// Read again, decide again, and retry (see Docs/services.md, "Conflicts and retries").
+public struct ConflictError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What moved.
+  public enum Subject: Sendable, Hashable {
+    /// An object, with its `Entity/N` name.
+    case object(ObjectID, name: String)
+    /// The whole log.
+    case log
+  }
+  public let subject: Subject
+  /// The version the commit expected.
+  public let expected: UInt64
+  /// The version found: an object's last commit, or the log's last sequence.
+  public let actual: UInt64
+
+  public init(subject: Subject, expected: UInt64, actual: UInt64) {
+    self.subject = subject
+    self.expected = expected
+    self.actual = actual
+  }
+
+  public var description: String {
+    switch subject {
+    case .object(_, let name):
+      "\(name) moved: the commit expected version \(expected), but its last commit is now at \(actual)"
+    case .log:
+      "the log moved: the commit expected it to end at \(expected), but it now ends at \(actual)"
+    }
+  }
+}
+
+/// What ``EventStore/commit(expecting:idempotencyKey:metadata:_:)`` did.
+public struct CommitResult<Value: Sendable>: Sendable {
+  /// The commit in the log.
+  ///
+  /// The new one, or for a repeated idempotency key the first commit that carried the key.
+  /// `nil` when the closure changed nothing (nothing was appended).
+  public let commit: CommitInfo?
+  /// What the closure returned; `nil` when it did not run (a repeated idempotency key).
+  public let value: Value?
+  /// Whether the idempotency key was already in the store: nothing was appended and
+  /// ``commit`` describes the first commit.
+  public let isDuplicate: Bool
+}
+
+/// Why the service layer refused a request.
+public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// An idempotency key must be 1 to 400 bytes of UTF-8.
+  case invalidIdempotencyKey(String)
+  /// A consumer or projection name must be 1 to 200 bytes, without a `:`.
+  case invalidName(String)
+  /// A projection of this name is already registered with the store.
+  case projectionAlreadyRegistered(String)
+  /// The synchronous ``EventStore/write(metadata:_:)`` was given an idempotency key that is
+  /// already in the store: nothing was written; `commit` is the first commit with the key.
+  case alreadyCommitted(key: String, commit: CommitInfo)
+  /// The store object is being released: no more commits are taken.
+  case storeClosed(path: String)
+
+  public var description: String {
+    switch self {
+    case .invalidIdempotencyKey(let k): "idempotency key '\(k.prefix(40))' must be 1 to 400 bytes of UTF-8"
+    case .invalidName(let n): "'\(n.prefix(40))' is not a valid consumer or projection name (1 to 200 bytes, no ':')"
+    case .projectionAlreadyRegistered(let n): "a projection named '\(n)' is already registered with this store"
+    case .alreadyCommitted(let k, let c):
+      "idempotency key '\(k.prefix(40))' was already committed (commit \(c.number) at sequence \(c.firstSequence))"
+    case .storeClosed(let p): "\(p) is being closed: no more commits are taken"
+    }
+  }
+
+  /// Checks a consumer or projection name.
+  static func checkName(_ name: String) throws {
+    let n = name.utf8.count
+    guard n >= 1, n <= 200, !name.contains(":") else { throw ServiceError.invalidName(name) }
+  }
+}

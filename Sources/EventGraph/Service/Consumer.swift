@@ -1,0 +1,115 @@
+import Foundation
+import LMDB
+
+/// A durable, named follower of the log: it remembers in the store (the `consumers.vN`
+/// database) the last sequence it has dealt with, so a restarted service continues where it
+/// stopped.
+///
+/// Delivery is at least once: the position moves only when the consumer acknowledges, so
+/// the commits handled after the last acknowledgement are delivered again after a crash.
+/// Make the handling idempotent, or write its effect and the position in one transaction
+/// with a ``Projection``.
+///
+/// ```swift
+/// let mailer = try store.consumer("mailer")
+/// try await mailer.run { commit in
+///   try await sendMails(for: commit)
+/// }
+/// ```
+///
+/// One process at a time should drive a given consumer name: positions are not leases.
+public final class Consumer: Sendable {
+  public let name: String
+  let store: EventStore
+
+  init(name: String, store: EventStore) {
+    self.name = name
+    self.store = store
+  }
+
+  /// The last sequence acknowledged (0: none), read from the store.
+  public func position() throws -> UInt64 {
+    let db = try store.service.consumers()
+    return try store.env.read { txn in try StoreService.position(name, in: db, txn.handle) }
+  }
+
+  /// The commits after the acknowledged position, then live (see
+  /// ``EventStore/events(after:)``).
+  public func commits() throws -> CommitSequence {
+    store.events(after: try position())
+  }
+
+  /// Saves the position: every commit up to event `sequence` is dealt with.
+  ///
+  /// The position only moves forward (use ``reset(to:)`` to go back). Returns once it is
+  /// durable.
+  public func acknowledge(through sequence: UInt64) async throws {
+    guard let db = try store.service.consumers() else { throw StoreError.readOnly(path: store.path) }
+    let key = name
+    try await store.service.sideWrite { txn in
+      if try StoreService.position(key, in: db, txn) < sequence {
+        try txn.put(db, key: key, value: BigEndianKey(sequence))
+      }
+    }
+  }
+
+  /// Saves the position of `commit`: it and everything before it are dealt with.
+  public func acknowledge(_ commit: Commit) async throws {
+    try await acknowledge(through: commit.lastSequence)
+  }
+
+  /// Moves the position to `sequence`, backwards too (0: replay the whole log).
+  public func reset(to sequence: UInt64 = 0) async throws {
+    guard let db = try store.service.consumers() else { throw StoreError.readOnly(path: store.path) }
+    let key = name
+    try await store.service.sideWrite { txn in
+      if sequence == 0 {
+        try txn.delete(db, key: key)
+      } else {
+        try txn.put(db, key: key, value: BigEndianKey(sequence))
+      }
+    }
+  }
+
+  /// Handles every commit after the position, then new ones as they land.
+  ///
+  /// It acknowledges as it goes: after each commit once caught up, every `batch` commits
+  /// while catching up.
+  /// Returns only by throwing: `CancellationError` when the task is cancelled, or what
+  /// `body` throws (the commit it failed on is not acknowledged).
+  public func run(batch: Int = 100, _ body: (Commit) async throws -> Void) async throws {
+    var commits = try self.commits().makeAsyncIterator()
+    var pending = 0
+    while let commit = try await commits.next() {
+      try await body(commit)
+      pending += 1
+      if pending >= batch || !commits.hasBuffered {
+        try await acknowledge(through: commit.lastSequence)
+        pending = 0
+      }
+    }
+  }
+}
+
+extension EventStore {
+  /// The durable consumer `name` (1 to 200 bytes, no `:`); its position starts at 0.
+  ///
+  /// - Throws: ``ServiceError/invalidName(_:)``.
+  public func consumer(_ name: String) throws -> Consumer {
+    try ServiceError.checkName(name)
+    return Consumer(name: name, store: self)
+  }
+
+  /// Every saved position by name: consumers, and projections as `projection:NAME`.
+  public func consumerPositions() throws -> [(name: String, position: UInt64)] {
+    guard let db = try service.consumers() else { return [] }
+    return try env.read { txn in
+      var all: [(name: String, position: UInt64)] = []
+      try txn.forEach(db) { k, v in
+        all.append((String(decoding: k, as: UTF8.self), BigEndianKey.decode(v) ?? 0))
+        return true
+      }
+      return all
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import LMDB
+import Synchronization
+
+/// The store's one writer thread: it drains the ``WriteQueue`` in batches, one LMDB write
+/// transaction (and so one fsync) per batch, each request in a nested transaction of its
+/// own so that a refused one is rolled back alone.
+///
+/// A thread, not a task: an LMDB write transaction belongs to the thread that began it, and
+/// nothing here ever suspends while one is open.
+final class WriterThread: Sendable {
+  private let finished = DispatchSemaphore(value: 0)
+  private let id = Mutex<pthread_t?>(nil)
+
+  /// Starts the thread, which serves `service` until its queue is closed and drained.
+  init(serving service: StoreService) {
+    start(service)
+  }
+
+  private func start(_ service: StoreService) {
+    let thread = Thread { [self] in
+      id.withLock { $0 = pthread_self() }
+      service.serveUntilClosed()
+      finished.signal()
+    }
+    thread.name = "EventGraph writer"
+    thread.start()
+  }
+
+  /// Whether the caller runs on this writer thread.
+  var isCurrent: Bool {
+    id.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+  }
+
+  /// Waits until the thread has ended (its queue must be closed first).
+  func join() { finished.wait() }
+}
+
+extension StoreService {
+  /// Requests per batch at most; more wait for the next batch.
+  static let maxBatch = 1024
+  /// How long a batch smaller than the last one waits for the rest (see ``WriteQueue/takeBatch(max:linger:)``).
+  static let linger = 0.000_2
+
+  func serveUntilClosed() {
+    while let batch = queue.takeBatch(max: Self.maxBatch, linger: Self.linger) { serve(batch) }
+  }
+
+  /// Runs one batch in one write transaction, then resumes every caller with its outcome.
+  private func serve(_ batch: [WriteRequest]) {
+    var results: [Result<WriteOutcome, any Error>] = []
+    var served = batch.count
+    var lastSequence: UInt64?
+    while true {
+      results.removeAll(keepingCapacity: true)
+      served = batch.count
+      lastSequence = nil
+      do {
+        try env.growIfNearlyFull()
+        let txn = try env.beginWrite()
+        try checkWritable(txn.handle)
+        for (i, request) in batch.enumerated() {
+          do {
+            let outcome = try perform(request.work, in: txn.handle)
+            if case .committed(let info?, _) = outcome { lastSequence = info.lastSequence }
+            results.append(.success(outcome))
+          } catch let e as LMDBError where e == .mapFull {
+            throw e  // the whole batch runs again in a bigger map
+          } catch let e as LMDBError where e == .transactionFull && i > 0 {
+            served = i  // commit what fits; the rest goes back to the front of the queue
+            break
+          } catch {
+            results.append(.failure(error))
+          }
+        }
+        try txn.commit()
+        countBatch()
+        break
+      } catch let e as LMDBError where e == .mapFull {
+        do {
+          try env.grow()
+        } catch {
+          for r in batch { queue.finish(r, .failure(error)) }
+          return
+        }
+      } catch {
+        // Nothing of the batch landed: a failed check before any request ran, or a failed commit.
+        for r in batch { queue.finish(r, .failure(error)) }
+        return
+      }
+    }
+    if served < batch.count { queue.putBack(Array(batch[served...])) }
+    if let lastSequence { notifier.committed(lastSequence: lastSequence) }
+    // Resuming a caller wakes a thread of the task pool, a system call each: leave that to
+    // another thread, so the writer starts the next batch at once.
+    let finished = Array(zip(batch, results))
+    completions.async { [queue] in
+      for (r, result) in finished { queue.finish(r, result) }
+    }
+  }
+
+  /// The checks ``EventStore/write(metadata:_:)`` makes before every commit.
+  private func checkWritable(_ txn: WriteHandle) throws {
+    if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
+      throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
+    }
+    let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    guard active == model.version else {
+      throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
+    }
+  }
+
+  /// Runs one request inside the batch's transaction `txn`.
+  private func perform(_ work: WriteWork, in txn: WriteHandle) throws -> WriteOutcome {
+    switch work {
+    case .side(let body):
+      try txn.nested { child in try body(child.handle) }
+      return .done
+    case .commit(let w):
+      let reader = GraphReader(txn: txn, dbs: dbs, model: model)
+      if let key = w.metadata.idempotencyKey,
+        let first = try txn.withValue(dbs.dedupe, key: key, { BigEndianKey.decode($0) }) ?? nil
+      {
+        guard let info = try reader.commitInfo(at: first) else {
+          throw StoreError.corrupt("idempotency key '\(key)' points at sequence \(first), where no commit starts")
+        }
+        return .duplicate(info)
+      }
+      for e in w.expectations { try check(e, reader) }
+      return try txn.nested { child in
+        let tx = Transaction(model: model, dbs: dbs, handle: child.handle, metadata: w.metadata)
+        defer { tx.close() }
+        let value = try w.body(tx)
+        let info = try tx.finish()
+        if let info { try projections.applyInline(after: info, of: tx, in: child.handle) }
+        return .committed(info, value: value)
+      }
+    }
+  }
+
+  private func check(_ e: Expectation, _ reader: GraphReader<WriteHandle>) throws {
+    switch e {
+    case .logEnd(let expected):
+      let actual = try reader.logEnd().sequence
+      guard actual == expected else { throw ConflictError(subject: .log, expected: expected, actual: actual) }
+    case .object(let o, let expected):
+      let actual = try reader.version(of: o)
+      guard actual == expected else {
+        throw ConflictError(subject: .object(o, name: reader.display(o)), expected: expected, actual: actual)
+      }
+    }
+  }
+}

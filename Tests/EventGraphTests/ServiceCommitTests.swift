@@ -1,0 +1,345 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EventGraph
+
+/// The service tests' model: items with a required name, and a counter.
+enum ServiceFixtures {
+  static func model() throws -> Model {
+    try Model(
+      name: "Service", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Item",
+          attributes: [
+            AttributeDescription(name: "name", type: .string),
+            AttributeDescription(name: "task", type: .int64, isOptional: true),
+          ]),
+        EntityDescription(name: "Counter", attributes: [AttributeDescription(name: "value", type: .int64)]),
+      ])
+  }
+
+  /// The names of the live items.
+  static func itemNames(_ store: EventStore) throws -> [String] {
+    try store.read { s in try s.objects(of: "Item").compactMap { try s.value($0, "name")?.stringValue } }
+  }
+}
+
+/// A flag shared between a test and the threads it starts.
+final class SharedFlag: Sendable {
+  private let value = Mutex(false)
+  func set() { value.withLock { $0 = true } }
+  var isSet: Bool { value.withLock { $0 } }
+  /// Waits (politely, from async code) until the flag is set.
+  func wait() async throws {
+    while !isSet { try await Task.sleep(for: .milliseconds(2)) }
+  }
+}
+
+struct Refusal: Error, Equatable {}
+
+@Suite("Committing from many tasks: group commit, conflicts, idempotency, bad input")
+struct ServiceCommitTests {
+  @Test("a commit returns its place in the log and the closure's value")
+  func basicCommit() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let first = try await store.commit { tx in try tx.insert("Item", ["name": .string("one")]) }
+    let id = try #require(first.value)
+    #expect(first.commit?.number == 1)
+    #expect(first.commit?.firstSequence == 1)
+    #expect(!first.isDuplicate)
+    #expect(try store.read { try $0.value(id, "name") } == .string("one"))
+    let nothing = try await store.commit { _ in 42 }
+    #expect(nothing.commit == nil)
+    #expect(nothing.value == 42)
+    #expect(try store.lastSequence() == first.commit?.lastSequence)
+  }
+
+  @Test("64 tasks committing at once: each valid commit lands once, each invalid or conflicting one is refused alone")
+  func sixtyFourTasks() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let counter = try store.write { tx throws in try tx.insert("Counter", ["value": .int64(0)]) }.value
+    let rounds = 6
+    struct Tally: Sendable {
+      var landed: [String] = []
+      var refused = 0
+      var conflicts = 0
+      var increments = 0
+      var surprises: [String] = []
+    }
+    let tallies = try await withThrowingTaskGroup(of: Tally.self) { group in
+      for t in 0..<64 {
+        group.addTask {
+          var tally = Tally()
+          for r in 0..<rounds {
+            // Valid.
+            let name = "t\(t)-r\(r)"
+            let result = try await store.commit { tx in
+              try tx.insert("Item", ["name": .string(name), "task": .int64(Int64(t))])
+            }
+            if result.commit != nil { tally.landed.append(name) }
+            // Fails validation: an item without its required name.
+            do {
+              try await store.commit { tx in try tx.insert("Item", ["task": .int64(Int64(t))]) }
+              tally.surprises.append("an item without a name landed")
+            } catch StoreError.validation(_, let property, _) where property == "name" {
+              tally.refused += 1
+            }
+            // The closure throws after changing things.
+            do {
+              try await store.commit { tx in
+                try tx.insert("Item", ["name": .string("thrown")])
+                throw Refusal()
+              }
+              tally.surprises.append("a throwing closure landed")
+            } catch is Refusal {
+              tally.refused += 1
+            }
+            // Read, then increment if nobody moved the counter meanwhile.
+            let (value, version) = try store.read { s in
+              (try s.value(counter, "value")?.integerValue ?? -1, try s.version(of: counter))
+            }
+            do {
+              try await store.commit(expecting: [.object(counter, version: version)]) { tx in
+                try tx.set(counter, "value", .int64(value + 1))
+              }
+              tally.increments += 1
+            } catch let e as ConflictError {
+              if case .object(counter, _) = e.subject, e.expected == version, e.actual > version {
+                tally.conflicts += 1
+              } else {
+                tally.surprises.append("conflict \(e)")
+              }
+            }
+            // Expects an empty log: always refused.
+            do {
+              try await store.commit(expecting: [.logEnd(0)]) { tx in try tx.insert("Item", ["name": .string("late")]) }
+              tally.surprises.append("a commit expecting an empty log landed")
+            } catch let e as ConflictError where e.subject == .log && e.expected == 0 {
+              tally.conflicts += 1
+            }
+          }
+          return tally
+        }
+      }
+      var all: [Tally] = []
+      for try await t in group { all.append(t) }
+      return all
+    }
+    let landed = tallies.flatMap(\.landed)
+    let increments = tallies.map(\.increments).reduce(0, +)
+    #expect(tallies.flatMap(\.surprises).isEmpty)
+    #expect(landed.count == 64 * rounds)
+    #expect(Set(landed).count == landed.count)
+    #expect(tallies.map(\.refused).reduce(0, +) == 64 * rounds * 2)
+    #expect(increments + tallies.map(\.conflicts).reduce(0, +) == 64 * rounds * 2)
+    #expect(increments >= 1)
+    // Every valid commit is in the store exactly once, and nothing of the refused ones.
+    #expect(try ServiceFixtures.itemNames(store).sorted() == landed.sorted())
+    try store.read { s throws in
+      #expect(try s.value(counter, "value") == .int64(Int64(increments)))
+      #expect(try s.logEnd().commit == UInt64(1 + landed.count + increments))
+    }
+    #expect(try store.verify().isOK)
+  }
+
+  @Test("a conflict names the object that moved, and the version it moved to")
+  func conflictMessage() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let item = try await store.commit { tx in try tx.insert("Item", ["name": .string("a")]) }
+    let id = try #require(item.value)
+    let v1 = try store.read { try $0.version(of: id) }
+    #expect(v1 == item.commit?.firstSequence)
+    let moved = try await store.commit(expecting: [.object(id, version: v1)]) { tx in
+      try tx.set(id, "name", .string("b"))
+    }
+    #expect(try store.read { try $0.version(of: id) } == moved.commit?.firstSequence)
+    let refusal = await #expect(throws: ConflictError.self) {
+      try await store.commit(expecting: [.object(id, version: v1)]) { tx in try tx.set(id, "name", .string("c")) }
+    }
+    #expect(
+      refusal?.description
+        == "Item/\(id.rawValue) moved: the commit expected version \(v1), but its last commit is now at \(moved.commit?.firstSequence ?? 0)"
+    )
+    #expect(try store.read { try $0.value(id, "name") } == .string("b"))
+    #expect(try store.read { try $0.version(of: ObjectID(999)) } == 0)
+  }
+
+  @Test("a retried commit with the same idempotency key lands once, before and after reopening the store")
+  func idempotentRetries() async throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/store"
+    let first: CommitInfo?
+    do {
+      let store = try EventStore.create(at: path, model: try ServiceFixtures.model())
+      let made = try await store.commit(idempotencyKey: "order-1") { tx in
+        try tx.insert("Item", ["name": .string("once")])
+      }
+      first = made.commit
+      #expect(first != nil)
+      let retried = try await store.commit(idempotencyKey: "order-1") { tx in
+        try tx.insert("Item", ["name": .string("once")])
+      }
+      #expect(retried.isDuplicate)
+      #expect(retried.commit == first)
+      #expect(retried.value == nil)
+      // Concurrent retries of a new key: one lands, every caller learns the same commit.
+      let results = try await withThrowingTaskGroup(of: CommitResult<ObjectID>.self) { group in
+        for _ in 0..<16 {
+          group.addTask {
+            try await store.commit(metadata: CommitMetadata(idempotencyKey: "order-2")) { tx in
+              try tx.insert("Item", ["name": .string("twice?")])
+            }
+          }
+        }
+        var all: [CommitResult<ObjectID>] = []
+        for try await r in group { all.append(r) }
+        return all
+      }
+      #expect(results.filter { !$0.isDuplicate }.count == 1)
+      #expect(Set(results.map(\.commit)).count == 1)
+    }
+    // The store object is gone; a new one on the same directory still knows the keys.
+    let store = try EventStore(path: path)
+    let afterReopen = try await store.commit(idempotencyKey: "order-1") { tx in
+      try tx.insert("Item", ["name": .string("once")])
+    }
+    #expect(afterReopen.isDuplicate)
+    #expect(afterReopen.commit == first)
+    #expect(try ServiceFixtures.itemNames(store).sorted() == ["once", "twice?"])
+    #expect(try store.read { try $0.logEnd().commit } == 2)
+    #expect(try store.verify().isOK)
+  }
+
+  @Test("the synchronous write refuses a repeated idempotency key, naming the first commit")
+  func synchronousRetry() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let metadata = CommitMetadata(idempotencyKey: "import-7")
+    let first = try store.write(metadata: metadata) { tx throws in try tx.insert("Item", ["name": .string("a")]) }
+      .commit
+    let info = try #require(first)
+    #expect(throws: ServiceError.alreadyCommitted(key: "import-7", commit: info)) {
+      try store.write(metadata: metadata) { tx throws in try tx.insert("Item", ["name": .string("a")]) }
+    }
+    let retried = try await store.commit(metadata: metadata) { tx in try tx.insert("Item", ["name": .string("a")]) }
+    #expect(retried.isDuplicate && retried.commit == info)
+    #expect(try ServiceFixtures.itemNames(store) == ["a"])
+  }
+
+  @Test("idempotency keys must be 1 to 400 bytes", arguments: ["", String(repeating: "k", count: 401)])
+  func badKeys(key: String) async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    await #expect(throws: ServiceError.invalidIdempotencyKey(key)) {
+      try await store.commit(idempotencyKey: key) { tx in try tx.insert("Item", ["name": .string("x")]) }
+    }
+  }
+
+  @Test("a task cancelled before it commits is told so, and nothing is written")
+  func cancelledBeforeCommit() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let task = Task {
+      while !Task.isCancelled { await Task.yield() }
+      return try await store.commit { tx in try tx.insert("Item", ["name": .string("never")]) }
+    }
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+    #expect(try ServiceFixtures.itemNames(store).isEmpty)
+  }
+
+  @Test("a cancelled commit still queued is removed; one the writer has taken lands, and each caller is told which")
+  func cancelledWhileQueued() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    // Hold LMDB's writer lock from another thread, so the writer thread blocks on it with
+    // the first request taken while the second waits in the queue.
+    let holding = SharedFlag()
+    let release = SharedFlag()
+    let blocker = Thread {
+      _ = try? store.write { tx in
+        holding.set()
+        while !release.isSet { usleep(1000) }
+        try tx.insert("Item", ["name": .string("blocker")])
+      }
+    }
+    blocker.start()
+    try await holding.wait()
+    let taken = Task { try await store.commit { tx in try tx.insert("Item", ["name": .string("taken")]) } }
+    try await Task.sleep(for: .milliseconds(300))
+    let queued = Task { try await store.commit { tx in try tx.insert("Item", ["name": .string("queued")]) } }
+    try await Task.sleep(for: .milliseconds(100))
+    taken.cancel()
+    queued.cancel()
+    release.set()
+    let landed = try await taken.value
+    #expect(landed.commit != nil)
+    await #expect(throws: CancellationError.self) { try await queued.value }
+    #expect(try ServiceFixtures.itemNames(store).sorted() == ["blocker", "taken"])
+    #expect(try store.verify().isOK)
+  }
+
+  @Test("a store opened read-only refuses commits, acknowledgements and projections, and still reads and follows")
+  func readOnly() async throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/store"
+    do {
+      let store = try EventStore.create(at: path, model: try ServiceFixtures.model())
+      try store.write { tx throws in try tx.insert("Item", ["name": .string("a")]) }
+    }
+    let store = try EventStore(path: path, options: StoreOptions(readOnly: true))
+    await #expect(throws: StoreError.readOnly(path: path)) {
+      try await store.commit { tx in try tx.insert("Item", ["name": .string("b")]) }
+    }
+    await #expect(throws: StoreError.readOnly(path: path)) {
+      try await store.consumer("c").acknowledge(through: 1)
+    }
+    #expect(throws: StoreError.readOnly(path: path)) { try store.register(EntityCountProjection()) }
+    #expect(try store.consumer("c").position() == 0)
+    var commits = store.events().makeAsyncIterator()
+    #expect(try await commits.next()?.number == 1)
+    #expect(try ServiceFixtures.itemNames(store) == ["a"])
+  }
+
+  @Test("a second store object on the same directory is refused while the first is open")
+  func secondStoreObject() throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    #expect(throws: StoreError.alreadyOpen(path: store.path)) { try EventStore(path: store.path) }
+  }
+
+  @Test("a refused commit in a batch leaves the others of the batch in place")
+  func refusedAloneInABatch() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+      for i in 0..<200 {
+        group.addTask {
+          do {
+            try await store.commit { tx in
+              try tx.insert("Item", ["name": .string("i\(i)")])
+              if i % 3 == 0 { throw Refusal() }
+            }
+            return (i, true)
+          } catch {
+            return (i, false)
+          }
+        }
+      }
+      var all: [Int: Bool] = [:]
+      for await (i, ok) in group { all[i] = ok }
+      return all
+    }
+    for (i, ok) in outcomes { #expect(ok == (i % 3 != 0)) }
+    let expected = (0..<200).filter { $0 % 3 != 0 }.map { "i\($0)" }
+    #expect(try ServiceFixtures.itemNames(store).sorted() == expected.sorted())
+    #expect(try store.verify().isOK)
+  }
+}
