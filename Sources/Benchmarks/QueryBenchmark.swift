@@ -12,17 +12,21 @@ enum QueryBenchmark {
   }
 
   static func model() throws -> Model {
-    try Model(name: "Bench", version: 1, entities: [
-      EntityDescription(name: "AddressBook", attributes: [
-        AttributeDescription(name: "firstName", type: .string),
-        AttributeDescription(name: "lastName", type: .string, isIndexed: true),
-        AttributeDescription(name: "phone1", type: .string, isOptional: true),
-        AttributeDescription(name: "phone2", type: .string, isOptional: true),
-        AttributeDescription(name: "age", type: .int16, isOptional: true),
-        AttributeDescription(name: "zip", type: .int64, isIndexed: true),
-        AttributeDescription(name: "city", type: .int64),
+    try Model(
+      name: "Bench", version: 1,
+      entities: [
+        EntityDescription(
+          name: "AddressBook",
+          attributes: [
+            AttributeDescription(name: "firstName", type: .string),
+            AttributeDescription(name: "lastName", type: .string, isIndexed: true),
+            AttributeDescription(name: "phone1", type: .string, isOptional: true),
+            AttributeDescription(name: "phone2", type: .string, isOptional: true),
+            AttributeDescription(name: "age", type: .int16, isOptional: true),
+            AttributeDescription(name: "zip", type: .int64, isIndexed: true),
+            AttributeDescription(name: "city", type: .int64),
+          ])
       ])
-    ])
   }
 
   static func run(objects: Int, table: inout BenchmarkTable) throws {
@@ -60,9 +64,12 @@ enum QueryBenchmark {
       let start = i
       try store.write { tx in
         for k in start..<end {
-          _ = try tx.insert("AddressBook", [
-            "firstName": .string("f\(k)"), "lastName": .string("L\(k % 1000)"), "zip": .int64(Int64(k)), "city": .int64(Int64(k)),
-          ])
+          _ = try tx.insert(
+            "AddressBook",
+            [
+              "firstName": .string("f\(k)"), "lastName": .string("L\(k % 1000)"), "zip": .int64(Int64(k)),
+              "city": .int64(Int64(k)),
+            ])
         }
       }
       i = end
@@ -71,13 +78,17 @@ enum QueryBenchmark {
     let indexed = try measure(operations: 200) {
       for k in 0..<200 {
         let r = try store.fetch("AddressBook", where: "zip == \(probe + Int64(k))")
-        guard r.objects.count == 1, r.index == "zip" else { throw BaselineError(workload: "fetch", message: "indexed fetch") }
+        guard r.objects.count == 1, r.index == "zip" else {
+          throw BaselineError(workload: "fetch", message: "indexed fetch")
+        }
       }
     }
     let scanned = try measure(operations: 3) {
       for k in 0..<3 {
         let r = try store.fetch("AddressBook", where: "city == \(probe + Int64(k))")
-        guard r.objects.count == 1, r.index == nil else { throw BaselineError(workload: "fetch", message: "scan fetch") }
+        guard r.objects.count == 1, r.index == nil else {
+          throw BaselineError(workload: "fetch", message: "scan fetch")
+        }
       }
     }
     table.add(

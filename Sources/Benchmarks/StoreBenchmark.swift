@@ -37,9 +37,13 @@ enum StoreBenchmark {
         }
       }
     }
-    table.add("batched appends (1,000 events/commit)", batched, unit: "events/s", baseline: raw, baselineName: "raw LMDB puts")
-    table.add("batched appends vs MDB_APPEND puts", batched, unit: "events/s", baseline: rawAppend, baselineName: "raw LMDB append")
-    table.add("batched appends vs SQLite (WAL, FULL)", batched, unit: "events/s", baseline: sqlite, baselineName: "SQLite")
+    table.add(
+      "batched appends (1,000 events/commit)", batched, unit: "events/s", baseline: raw, baselineName: "raw LMDB puts")
+    table.add(
+      "batched appends vs MDB_APPEND puts", batched, unit: "events/s", baseline: rawAppend,
+      baselineName: "raw LMDB append")
+    table.add(
+      "batched appends vs SQLite (WAL, FULL)", batched, unit: "events/s", baseline: sqlite, baselineName: "SQLite")
     table.add("anonymous memory after appends", value: mebibytes(anonymousMemoryBytes()), unit: "MiB")
 
     // A decoding scan: what a subscriber catching up does.
@@ -49,7 +53,8 @@ enum StoreBenchmark {
       try store.read { s in try s.forEachCommit { decoded += $0.events.count } }
     }
     guard decoded == events else { throw BaselineError(workload: "scan", message: "decoded \(decoded) of \(events)") }
-    table.add("scan decoding every event", scan, unit: "events/s", baseline: rawScan, baselineName: "raw LMDB cursor scan")
+    table.add(
+      "scan decoding every event", scan, unit: "events/s", baseline: rawScan, baselineName: "raw LMDB cursor scan")
 
     // Rebuild: replay of the whole log into fresh projections.
     let rebuild = try measure(operations: events) { try store.rebuild() }
@@ -66,7 +71,10 @@ enum StoreBenchmark {
         try store.write { tx in try tx.set(target, "a1", .string("\(i)" + value)) }
       }
     }
-    table.add("durable single-event commits", durable, unit: "commits/s", baseline: rawDurable, baselineName: "raw LMDB commits")
-    table.add("durable commits vs SQLite", durable, unit: "commits/s", baseline: sqliteDurable, baselineName: "SQLite commits")
+    table.add(
+      "durable single-event commits", durable, unit: "commits/s", baseline: rawDurable, baselineName: "raw LMDB commits"
+    )
+    table.add(
+      "durable commits vs SQLite", durable, unit: "commits/s", baseline: sqliteDurable, baselineName: "SQLite commits")
   }
 }

@@ -35,7 +35,9 @@ enum UpcastBenchmark {
       table.add(
         "upcast: wall time vs SQLite in-place migration (\(n) people)", value: seconds, unit: "s",
         baseline: peer.migration.seconds, baselineName: "SQLite INSERT…SELECT")
-      table.add("upcast: peak anonymous memory above start (\(n) people)", value: mebibytes(max(0, peak - baseline)), unit: "MiB")
+      table.add(
+        "upcast: peak anonymous memory above start (\(n) people)", value: mebibytes(max(0, peak - baseline)),
+        unit: "MiB")
       table.add("upcast: v2 events written (\(n) people)", value: Double(report.eventsWritten), unit: "events")
     }
   }
@@ -55,10 +57,12 @@ enum UpcastBenchmark {
       let result = try store.write { tx in
         try range.map { id in
           let p = Baselines.upcastPerson(id)
-          return try tx.insert("AddressBook", [
-            "firstName": .string(p.firstName), "lastName": .string(p.lastName),
-            "phone1": .string("03-0000-\(id)"), "phone2": .string("090-0000-\(id)"),
-          ])
+          return try tx.insert(
+            "AddressBook",
+            [
+              "firstName": .string(p.firstName), "lastName": .string(p.lastName),
+              "phone1": .string("03-0000-\(id)"), "phone2": .string("090-0000-\(id)"),
+            ])
         }
       }
       ids += result.value

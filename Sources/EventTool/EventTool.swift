@@ -91,7 +91,9 @@ extension ParsedArguments {
   /// A sequence number option, refusing negative or non-numeric text.
   func sequence(_ option: String) throws -> UInt64? {
     guard let text = value(option) else { return nil }
-    guard let n = UInt64(text) else { throw ToolError.usage("--\(option) needs a sequence number (0 or more), not '\(text)'") }
+    guard let n = UInt64(text) else {
+      throw ToolError.usage("--\(option) needs a sequence number (0 or more), not '\(text)'")
+    }
     return n
   }
 }

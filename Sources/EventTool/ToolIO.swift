@@ -68,7 +68,9 @@ public final class Progress {
     if let total, total > 0 {
       let width = 30
       let filled = min(width, done * width / total)
-      io.writeErr("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(done)/\(total)")
+      io.writeErr(
+        "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(done)/\(total)"
+      )
     } else {
       io.writeErr("\r\(label) \(done)")
     }

@@ -1,6 +1,8 @@
 internal import CLMDB
 
-/// A position in a database, moved by the methods below. Closed when dropped.
+/// A position in a database, moved by the methods below.
+///
+/// Closed when dropped.
 ///
 /// Every move returns whether the cursor now stands on an entry.
 public struct Cursor: ~Copyable {

@@ -1,6 +1,8 @@
 internal import CLMDB
 
-/// A handle to a named database inside an environment. Valid for the environment's life.
+/// A handle to a named database inside an environment.
+///
+/// Valid for the environment's life.
 public struct Database: Sendable, Hashable {
   let dbi: MDB_dbi
   init(dbi: MDB_dbi) { self.dbi = dbi }

@@ -142,7 +142,9 @@ public final class Environment: @unchecked Sendable {
   }
 
   /// Runs `body` in a write transaction, committed when `body` returns and aborted when it
-  /// throws. When the map fills, the transaction is aborted, the map doubled and `body`
+  /// throws.
+  ///
+  /// When the map fills, the transaction is aborted, the map doubled and `body`
   /// run again: `body` must act only through the transaction.
   public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
     var full = false
@@ -173,6 +175,7 @@ public final class Environment: @unchecked Sendable {
   }
 
   /// Begins a write transaction; dropping it without ``WriteTransaction/commit()`` aborts.
+  ///
   /// It must be used and ended on the thread that began it.
   public func beginWrite() throws(LMDBError) -> WriteTransaction {
     try gate.enter()
@@ -206,7 +209,9 @@ public final class Environment: @unchecked Sendable {
       maxReaders: Int(i.me_maxreaders), readersUsed: Int(i.me_numreaders))
   }
 
-  /// Grows the map to at least `bytes`. Waits until no transaction of this process is open.
+  /// Grows the map to at least `bytes`.
+  ///
+  /// Waits until no transaction of this process is open.
   public func setMapSize(_ bytes: Int) throws(LMDBError) {
     try gate.exclusive { () throws(LMDBError) in
       mapLock.lock()
@@ -221,14 +226,18 @@ public final class Environment: @unchecked Sendable {
   }
 
   /// Doubles the map when it is more than three quarters used, so that a commit seldom
-  /// meets `MDB_MAP_FULL` at all. Call with no transaction of this thread open.
+  /// meets `MDB_MAP_FULL` at all.
+  ///
+  /// Call with no transaction of this thread open.
   public func growIfNearlyFull() throws(LMDBError) {
     let i = info
     let used = (i.lastPage + 1) * i.pageSize
     if used * 4 > i.mapSize * 3 { try setMapSize(i.mapSize * 2) }
   }
 
-  /// Doubles the map (after `MDB_MAP_FULL`). Call with no transaction of this thread open.
+  /// Doubles the map (after `MDB_MAP_FULL`).
+  ///
+  /// Call with no transaction of this thread open.
   public func grow() throws(LMDBError) {
     try setMapSize(info.mapSize * 2)
   }

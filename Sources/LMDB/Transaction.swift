@@ -16,7 +16,9 @@ public protocol TransactionWriting: TransactionReading, ~Copyable {}
 
 /// A copyable reference to an open write transaction, for code that keeps the transaction
 /// in an object for the duration of a closure-scoped write (as the store's own transaction
-/// type does). It is valid only until the ``WriteTransaction`` it came from ends: the owner
+/// type does).
+///
+/// It is valid only until the ``WriteTransaction`` it came from ends: the owner
 /// of that transaction must not let it escape.
 public struct WriteHandle: TransactionWriting {
   public let transactionHandle: TransactionHandle
@@ -28,7 +30,9 @@ public struct ReadHandle: TransactionReading {
   public let transactionHandle: TransactionHandle
 }
 
-/// A read-only snapshot. It ends (and frees its reader slot) when dropped; keep it short,
+/// A read-only snapshot.
+///
+/// It ends (and frees its reader slot) when dropped; keep it short,
 /// since an open reader stops LMDB from reusing pages freed after it began.
 public struct ReadTransaction: ~Copyable, TransactionReading {
   private var owned: OpaquePointer?
@@ -60,7 +64,9 @@ public struct ReadTransaction: ~Copyable, TransactionReading {
   }
 }
 
-/// A write transaction. ``commit()`` makes it durable; dropping it aborts.
+/// A write transaction.
+///
+/// ``commit()`` makes it durable; dropping it aborts.
 /// It belongs to the thread that began it: never `await` while one is open.
 public struct WriteTransaction: ~Copyable, TransactionWriting {
   private var owned: OpaquePointer?
@@ -119,7 +125,9 @@ extension TransactionWriting where Self: ~Copyable {
   /// - Throws: what `body` throws (after rolling back the nested changes), or ``LMDBError``.
   public func nested<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
     var child: OpaquePointer?
-    try check(mdb_txn_begin(mdb_txn_env(transactionHandle.pointer), transactionHandle.pointer, 0, &child), "mdb_txn_begin(nested)")
+    try check(
+      mdb_txn_begin(mdb_txn_env(transactionHandle.pointer), transactionHandle.pointer, 0, &child),
+      "mdb_txn_begin(nested)")
     guard let child else { throw LMDBError(code: 22, operation: "mdb_txn_begin(nested)") }
     let txn = WriteTransaction(handle: child, gate: nil)
     let result = try body(txn)
@@ -192,7 +200,9 @@ extension TransactionWriting where Self: ~Copyable {
   {
     var dbi: MDB_dbi = 0
     let f = flags.rawValue | (create ? UInt32(MDB_CREATE) : 0)
-    let rc = name.map { mdb_dbi_open(transactionHandle.pointer, $0, f, &dbi) } ?? mdb_dbi_open(transactionHandle.pointer, nil, f, &dbi)
+    let rc =
+      name.map { mdb_dbi_open(transactionHandle.pointer, $0, f, &dbi) }
+      ?? mdb_dbi_open(transactionHandle.pointer, nil, f, &dbi)
     if rc == MDB_NOTFOUND { return nil }
     try check(rc, "mdb_dbi_open(\(name ?? "main"))")
     return Database(dbi: dbi)

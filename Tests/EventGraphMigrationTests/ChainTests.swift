@@ -7,7 +7,9 @@ import Testing
 @Suite("Chains: v1 to v3 in one streaming pass")
 struct ChainTests {
   static func v3() throws -> Model { try Model(contentsOf: Examples.root + "/AddressBook.v3.model.json") }
-  static func mapping23() throws -> MappingModel { try MappingModel(contentsOf: Examples.root + "/AddressBook.v2-v3.mapping.json") }
+  static func mapping23() throws -> MappingModel {
+    try MappingModel(contentsOf: Examples.root + "/AddressBook.v2-v3.mapping.json")
+  }
 
   static func history(_ path: String) throws {
     let ids = try seedStore(path)
@@ -31,7 +33,8 @@ struct ChainTests {
     try Self.history(dir + "/chain")
     try Self.history(dir + "/steps")
     let (report, _) = try EventStore.upcast(
-      at: dir + "/chain", through: [try Examples.v2(), try Self.v3()], mappings: [try Examples.mapping(), try Self.mapping23()])
+      at: dir + "/chain", through: [try Examples.v2(), try Self.v3()],
+      mappings: [try Examples.mapping(), try Self.mapping23()])
     #expect(report.switched)
     #expect(report.destinationVersion == 3)
     _ = try EventStore.upcast(at: dir + "/steps", to: try Examples.v2(), mapping: try Examples.mapping())

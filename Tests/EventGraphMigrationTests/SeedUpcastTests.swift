@@ -17,9 +17,10 @@ struct SeedUpcastTests {
     #expect(report.commitsRead == 3)
     let store = try EventStore(path: path)
     #expect(store.model.version == 2)
-    #expect(try phoneList(store) == [
-      "桃 太郎 :Tel 090-111-9999", "桃 太郎 :Tel 123-4567-7891", "浦島 太郎 :Tel 090-1234-5678",
-    ])
+    #expect(
+      try phoneList(store) == [
+        "桃 太郎 :Tel 090-111-9999", "桃 太郎 :Tel 123-4567-7891", "浦島 太郎 :Tel 090-1234-5678",
+      ])
     try store.read { s throws in
       // Identities of the three people are unchanged.
       for id in ids.values { #expect(try s.entity(of: id).name == "AddressBook") }

@@ -19,7 +19,9 @@ enum Examples {
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Docs/examples").path
   static func v1() throws -> Model { try Model(contentsOf: root + "/AddressBook.v1.model.json") }
   static func v2() throws -> Model { try Model(contentsOf: root + "/AddressBook.v2.model.json") }
-  static func mapping() throws -> MappingModel { try MappingModel(contentsOf: root + "/AddressBook.v1-v2.mapping.json") }
+  static func mapping() throws -> MappingModel {
+    try MappingModel(contentsOf: root + "/AddressBook.v1-v2.mapping.json")
+  }
 }
 
 /// The seed's three people in a v1 store: 桃太郎 (two phones), 浦島太郎 (mobile), 一寸法師 (none).
@@ -27,11 +29,16 @@ func seedStore(_ path: String) throws -> [String: ObjectID] {
   let store = try EventStore.create(at: path, model: try Examples.v1())
   var ids: [String: ObjectID] = [:]
   ids["momo"] = try store.write { tx in
-    try tx.insert("AddressBook", ["firstName": .string("桃"), "lastName": .string("太郎"),
-                                  "phone1": .string("123-4567-7891"), "phone2": .string("090-111-9999")])
+    try tx.insert(
+      "AddressBook",
+      [
+        "firstName": .string("桃"), "lastName": .string("太郎"),
+        "phone1": .string("123-4567-7891"), "phone2": .string("090-111-9999"),
+      ])
   }.value
   ids["urashima"] = try store.write { tx in
-    try tx.insert("AddressBook", ["firstName": .string("浦島"), "lastName": .string("太郎"), "phone2": .string("090-1234-5678")])
+    try tx.insert(
+      "AddressBook", ["firstName": .string("浦島"), "lastName": .string("太郎"), "phone2": .string("090-1234-5678")])
   }.value
   ids["issun"] = try store.write { tx in
     try tx.insert("AddressBook", ["firstName": .string("一寸"), "lastName": .string("法師")])

@@ -72,7 +72,9 @@ struct ExportedObject {
 
 /// Describes a graph without its identities: each object as its entity and attributes,
 /// refined by a few rounds of Weisfeiler–Lehman over its neighbours, then printed with its
-/// relationships as the neighbours' descriptions. Two exports of isomorphic graphs give
+/// relationships as the neighbours' descriptions.
+///
+/// Two exports of isomorphic graphs give
 /// the same sorted lines; a difference in any attribute or link changes some line.
 ///
 /// - Parameter ordered: "Entity.relationship" of ordered relationships, whose order counts.
@@ -114,7 +116,7 @@ func fnv(_ text: String) -> String {
   return String(h, radix: 16)
 }
 
-/// The identities of an entity's objects in an export, e.g. ["AddressBook/1", …] → [1, …].
+/// The identities of an entity's objects in an export, as in ["AddressBook/1", …] → [1, …].
 func identities(_ lines: [String], entity: String) throws -> Set<String> {
   Set(
     try lines.map(ExportedObject.init(line:)).filter { $0.entity == entity }.map {
@@ -223,7 +225,9 @@ func recordHistory(at path: String, model: Model, _ history: (EventStore) throws
 /// Checks the commutation law of ARCHITECTURE.md on one history: for every v1 commit c,
 /// the upcast store's state as of the image of c (its last commit made from a source
 /// commit at or before c) equals a whole-store upcast of the v1 state at c, compared
-/// without identities. Objects of `kept` (source entity → destination entity) must keep
+/// without identities.
+///
+/// Objects of `kept` (source entity → destination entity) must keep
 /// their identities.
 func checkCommutation(
   v1: Model, v2: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(), kept: [(String, String)],

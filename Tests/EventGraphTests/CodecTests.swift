@@ -32,7 +32,11 @@ struct CodecTests {
       switch g.next() % 5 {
       case 0: events.append(.insert(o, entity: EntityID(rawValue: UInt16(g.next() % 100))))
       case 1: events.append(.set(o, attribute: p, value: randomValue(&g)))
-      case 2: events.append(.link(o, relationship: p, target: ObjectID(g.next() % 9999 + 1), position: g.next() % 2 == 0 ? nil : Int(g.next() % 500)))
+      case 2:
+        events.append(
+          .link(
+            o, relationship: p, target: ObjectID(g.next() % 9999 + 1),
+            position: g.next() % 2 == 0 ? nil : Int(g.next() % 500)))
       case 3: events.append(.unlink(o, relationship: p, target: ObjectID(g.next() % 9999 + 1)))
       default: events.append(.delete(o))
       }
@@ -44,7 +48,8 @@ struct CodecTests {
     if g.next() % 5 == 0 { meta.extra = ["a": "1", "b": "桃"] }
     let ms = Double(g.next() % 4_000_000_000_000)
     return Commit(
-      number: g.next() % 100_000 + 1, firstSequence: g.next() % 1_000_000 + 1, time: Date(timeIntervalSince1970: ms / 1000),
+      number: g.next() % 100_000 + 1, firstSequence: g.next() % 1_000_000 + 1,
+      time: Date(timeIntervalSince1970: ms / 1000),
       modelVersion: Int(g.next() % 9) + 1, metadata: meta, events: events)
   }
 
@@ -68,7 +73,9 @@ struct CodecTests {
       for bit in 0..<8 {
         var damaged = bytes
         damaged[i] ^= 1 << bit
-        #expect(throws: CorruptionError.self) { try damaged.withUnsafeBytes { try CommitCodec.decode($0, context: "x") } }
+        #expect(throws: CorruptionError.self) {
+          try damaged.withUnsafeBytes { try CommitCodec.decode($0, context: "x") }
+        }
       }
     }
   }

@@ -6,16 +6,22 @@ import Testing
 @Suite("Fetch: predicates, sorting, and the attribute index")
 struct FetchTests {
   static func model() throws -> Model {
-    try Model(name: "Shop", version: 1, entities: [
-      EntityDescription(name: "Item", attributes: [
-        AttributeDescription(name: "name", type: .string, isIndexed: true),
-        AttributeDescription(name: "age", type: .int64, isOptional: true, isIndexed: true),
-        AttributeDescription(name: "score", type: .double, isOptional: true, isIndexed: true),
-        AttributeDescription(name: "flag", type: .boolean, isOptional: true, isIndexed: true),
-        AttributeDescription(name: "tag", type: .string, isOptional: true),
-      ]),
-      EntityDescription(name: "Special", parent: "Item", attributes: [AttributeDescription(name: "extra", type: .int16, isOptional: true)]),
-    ])
+    try Model(
+      name: "Shop", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Item",
+          attributes: [
+            AttributeDescription(name: "name", type: .string, isIndexed: true),
+            AttributeDescription(name: "age", type: .int64, isOptional: true, isIndexed: true),
+            AttributeDescription(name: "score", type: .double, isOptional: true, isIndexed: true),
+            AttributeDescription(name: "flag", type: .boolean, isOptional: true, isIndexed: true),
+            AttributeDescription(name: "tag", type: .string, isOptional: true),
+          ]),
+        EntityDescription(
+          name: "Special", parent: "Item",
+          attributes: [AttributeDescription(name: "extra", type: .int16, isOptional: true)]),
+      ])
   }
 
   static let names = ["桃", "太郎", "Émile", "emile", "e\u{301}mile", "apple", "Apple", "banana", "", "zz"]
@@ -108,10 +114,13 @@ struct FetchTests {
     let (store, dir) = try makeStore(try Self.model())
     defer { removeDirectory(dir) }
     try Self.fill(store, seed: 9, count: 200)
-    let all = try store.fetch("Item", where: "age != nil", sortedBy: [SortDescriptor("age", ascending: false), SortDescriptor("name")])
+    let all = try store.fetch(
+      "Item", where: "age != nil", sortedBy: [SortDescriptor("age", ascending: false), SortDescriptor("name")])
     let ages = try store.read { s in try all.objects.map { try s.value($0, "age")?.integerValue ?? 0 } }
     #expect(ages == ages.sorted(by: >))
-    let page = try store.fetch("Item", where: "age != nil", sortedBy: [SortDescriptor("age", ascending: false), SortDescriptor("name")], limit: 7, offset: 5)
+    let page = try store.fetch(
+      "Item", where: "age != nil", sortedBy: [SortDescriptor("age", ascending: false), SortDescriptor("name")],
+      limit: 7, offset: 5)
     #expect(page.objects == Array(all.objects.dropFirst(5).prefix(7)))
     #expect(SortDescriptor(parsing: "-age") == SortDescriptor("age", ascending: false))
     #expect(SortDescriptor(parsing: "age sideways") == nil)
@@ -127,11 +136,13 @@ struct FetchTests {
     #expect(throws: StoreError.self) { _ = try store.fetch("Nothing") }
   }
 
-  @Test("index keys sort as their values", arguments: [
-    [Value.int64(-5), .int64(-1), .int64(0), .int64(3), .int64(Int64.max)],
-    [Value.double(-2.5), .double(-0.0), .double(0.5), .double(1e300)],
-    [Value.string(""), .string("a"), .string("a\u{0}b"), .string("ab"), .string("b")],
-  ])
+  @Test(
+    "index keys sort as their values",
+    arguments: [
+      [Value.int64(-5), .int64(-1), .int64(0), .int64(3), .int64(Int64.max)],
+      [Value.double(-2.5), .double(-0.0), .double(0.5), .double(1e300)],
+      [Value.string(""), .string("a"), .string("a\u{0}b"), .string("ab"), .string("b")],
+    ])
   func indexOrder(_ values: [Value]) {
     let keys = values.map(IndexKey.encode)
     #expect(keys == keys.sorted { $0.lexicographicallyPrecedes($1) })

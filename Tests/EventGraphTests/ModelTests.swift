@@ -30,10 +30,15 @@ struct ModelTests {
 
   @Test("a sub-entity has its parent's properties with the same IDs and is fetched with it")
   func inheritance() throws {
-    let m = try Model(name: "I", version: 1, entities: [
-      EntityDescription(name: "Person", isAbstract: true, attributes: [AttributeDescription(name: "name", type: .string)]),
-      EntityDescription(name: "Employee", parent: "Person", attributes: [AttributeDescription(name: "salary", type: .int64, isOptional: true)]),
-    ])
+    let m = try Model(
+      name: "I", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Person", isAbstract: true, attributes: [AttributeDescription(name: "name", type: .string)]),
+        EntityDescription(
+          name: "Employee", parent: "Person",
+          attributes: [AttributeDescription(name: "salary", type: .int64, isOptional: true)]),
+      ])
     let person = try #require(m.entity(named: "Person"))
     let employee = try #require(m.entity(named: "Employee"))
     #expect(employee.property(named: "name")?.id == person.property(named: "name")?.id)
@@ -43,20 +48,56 @@ struct ModelTests {
   }
 
   static let badModels: [(String, String)] = [
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "a", "type": "text"}]}]}"#, "unknown type 'text'"),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "a", "type": "text"}]}]}"#,
+      "unknown type 'text'"
+    ),
     (#"{"name": "X", "version": 1, "entities": [{"name": "A"}, {"name": "A"}]}"#, "entity 'A' is declared twice"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "a", "type": "string"}, {"name": "a", "type": "int16"}]}]}"#, "A.a: property is declared twice"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B"}]}]}"#, "A.b: destination entity 'B' does not exist"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B", "inverse": "a"}]}, {"name": "B"}]}"#, "A.b: inverse 'a' does not exist"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B", "inverse": "a"}]}, {"name": "B", "relationships": [{"name": "a", "destination": "A", "inverse": "c"}, {"name": "c", "destination": "A"}]}]}"#, "does not name 'b' as its inverse"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "n", "type": "int16", "default": 70000}]}]}"#, "does not fit int16"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "n", "type": "int16", "default": "x"}]}]}"#, "expected int16"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "n", "type": "string", "optinal": true}]}]}"#, "did you mean 'optional'"),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "a", "type": "string"}, {"name": "a", "type": "int16"}]}]}"#,
+      "A.a: property is declared twice"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B"}]}]}"#,
+      "A.b: destination entity 'B' does not exist"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B", "inverse": "a"}]}, {"name": "B"}]}"#,
+      "A.b: inverse 'a' does not exist"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B", "inverse": "a"}]}, {"name": "B", "relationships": [{"name": "a", "destination": "A", "inverse": "c"}, {"name": "c", "destination": "A"}]}]}"#,
+      "does not name 'b' as its inverse"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "n", "type": "int16", "default": 70000}]}]}"#,
+      "does not fit int16"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "n", "type": "int16", "default": "x"}]}]}"#,
+      "expected int16"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "attributes": [{"name": "n", "type": "string", "optinal": true}]}]}"#,
+      "did you mean 'optional'"
+    ),
     (#"{"name": "X", "version": 1, "entities": [{"name": "A", "parent": "Z"}]}"#, "parent entity 'Z' does not exist"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "parent": "B"}, {"name": "B", "parent": "A"}]}"#, "inheritance forms a cycle"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "A", "ordered": true}]}]}"#, "'ordered' needs 'toMany'"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "A", "toMany": true, "minCount": 3, "maxCount": 2}]}]}"#, "minCount 3 exceeds maxCount 2"),
-    (#"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "A", "deleteRule": "explode"}]}]}"#, "unknown deleteRule 'explode'"),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "parent": "B"}, {"name": "B", "parent": "A"}]}"#,
+      "inheritance forms a cycle"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "A", "ordered": true}]}]}"#,
+      "'ordered' needs 'toMany'"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "A", "toMany": true, "minCount": 3, "maxCount": 2}]}]}"#,
+      "minCount 3 exceeds maxCount 2"
+    ),
+    (
+      #"{"name": "X", "version": 1, "entities": [{"name": "A", "relationships": [{"name": "b", "destination": "A", "deleteRule": "explode"}]}]}"#,
+      "unknown deleteRule 'explode'"
+    ),
     (#"{"name": "X", "version": 0, "entities": []}"#, "version: must be 1 or more"),
     (#"{"name": "X", "version": 1, "entities": [{"name": "1A"}]}"#, "invalid name '1A'"),
     (#"{"name": "X", "version": 1, "entities": [], "extra": 1}"#, "unknown key 'extra'"),
@@ -76,16 +117,18 @@ struct ModelTests {
 
 @Suite("Values: conversion and dates")
 struct ValueTests {
-  @Test("numbers convert only when nothing is lost", arguments: [
-    (Value.int64(5), AttributeType.int16, Value.int16(5) as Value?),
-    (.int64(40_000), .int16, nil),
-    (.double(3.0), .int32, .int32(3)),
-    (.double(3.5), .int32, nil),
-    (.int16(7), .double, .double(7)),
-    (.int64(7), .decimal, .decimal(7)),
-    (.string("7"), .int64, nil),
-    (.boolean(true), .string, nil),
-  ])
+  @Test(
+    "numbers convert only when nothing is lost",
+    arguments: [
+      (Value.int64(5), AttributeType.int16, Value.int16(5) as Value?),
+      (.int64(40_000), .int16, nil),
+      (.double(3.0), .int32, .int32(3)),
+      (.double(3.5), .int32, nil),
+      (.int16(7), .double, .double(7)),
+      (.int64(7), .decimal, .decimal(7)),
+      (.string("7"), .int64, nil),
+      (.boolean(true), .string, nil),
+    ])
   func conversion(_ value: Value, _ type: AttributeType, _ expected: Value?) {
     #expect((try? value.converted(to: type)) == expected)
   }
@@ -108,17 +151,19 @@ struct ValueTests {
     }
   }
 
-  @Test("JSON values read as the attribute's type", arguments: [
-    (JSON.string("2026-11-29T10:00:00.000Z"), AttributeType.date, true),
-    (.string("AAEC"), .binary, true),
-    (.string("not base64!"), .binary, false),
-    (.string("12.50"), .decimal, true),
-    (.string("twelve"), .decimal, false),
-    (.string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), .uuid, true),
-    (.int(1), .boolean, false),
-    (.bool(true), .boolean, true),
-    (.double(1.5), .int16, false),
-  ])
+  @Test(
+    "JSON values read as the attribute's type",
+    arguments: [
+      (JSON.string("2026-11-29T10:00:00.000Z"), AttributeType.date, true),
+      (.string("AAEC"), .binary, true),
+      (.string("not base64!"), .binary, false),
+      (.string("12.50"), .decimal, true),
+      (.string("twelve"), .decimal, false),
+      (.string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), .uuid, true),
+      (.int(1), .boolean, false),
+      (.bool(true), .boolean, true),
+      (.double(1.5), .int16, false),
+    ])
   func jsonValues(_ json: JSON, _ type: AttributeType, _ ok: Bool) {
     #expect(((try? Value.fromJSON(json, as: type)) != nil) == ok)
   }

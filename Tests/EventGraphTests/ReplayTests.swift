@@ -18,7 +18,9 @@ struct ReplayTests {
           let departments = try tx.objects(of: "Department")
           switch Int.random(in: 0..<10, using: &g) {
           case 0: _ = try tx.insert("Company", ["name": .string("c\(g.next() % 100)")])
-          case 1, 2: _ = try tx.insert("Employee", ["name": .string("e\(g.next() % 100)"), "salary": .decimal(Decimal(Int(g.next() % 9000)))])
+          case 1, 2:
+            _ = try tx.insert(
+              "Employee", ["name": .string("e\(g.next() % 100)"), "salary": .decimal(Decimal(Int(g.next() % 9000)))])
           case 3: _ = try tx.insert("Department", ["name": .string("d\(g.next() % 10)")])
           case 4:
             if let c = companies.randomElement(using: &g), let e = employees.randomElement(using: &g) {
@@ -48,7 +50,9 @@ struct ReplayTests {
     }
   }
 
-  @Test("for random histories, replaying the log gives the stored projections byte for byte", arguments: [1, 2, 3, 4, 5] as [UInt64])
+  @Test(
+    "for random histories, replaying the log gives the stored projections byte for byte",
+    arguments: [1, 2, 3, 4, 5] as [UInt64])
   func replayEqualsProjection(seed: UInt64) throws {
     let (store, dir) = try makeStore(try Fixtures.company())
     defer { removeDirectory(dir) }

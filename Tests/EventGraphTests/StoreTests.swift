@@ -59,10 +59,11 @@ struct StoreTests {
     let type = try #require(model.entity(named: "PhoneBook")?.attribute(named: "type"))
     #expect(commits[0].events.contains(.set(p, attribute: type.id, value: .int16(0))))
     let inverse = try #require(phones.inverse)
-    #expect(commits[2].events == [
-      .unlink(p, relationship: inverse, target: a),
-      .link(b, relationship: phones.id, target: p, position: nil),
-    ])
+    #expect(
+      commits[2].events == [
+        .unlink(p, relationship: inverse, target: a),
+        .link(b, relationship: phones.id, target: p, position: nil),
+      ])
     #expect(commits[1].firstSequence == commits[0].lastSequence + 1)
   }
 
@@ -172,12 +173,17 @@ struct StoreTests {
 
   @Test("noAction removes the links so no reference dangles")
   func noActionRule() throws {
-    let model = try Model(name: "N", version: 1, entities: [
-      EntityDescription(name: "A", relationships: [
-        RelationshipDescription(name: "bs", destination: "B", isToMany: true, inverse: "a", deleteRule: .noAction)
-      ]),
-      EntityDescription(name: "B", relationships: [RelationshipDescription(name: "a", destination: "A", inverse: "bs")]),
-    ])
+    let model = try Model(
+      name: "N", version: 1,
+      entities: [
+        EntityDescription(
+          name: "A",
+          relationships: [
+            RelationshipDescription(name: "bs", destination: "B", isToMany: true, inverse: "a", deleteRule: .noAction)
+          ]),
+        EntityDescription(
+          name: "B", relationships: [RelationshipDescription(name: "a", destination: "A", inverse: "bs")]),
+      ])
     let (store, dir) = try makeStore(model)
     defer { removeDirectory(dir) }
     let (a, b) = try store.write { tx throws in
@@ -196,10 +202,12 @@ struct StoreTests {
 
   @Test("a relationship without an inverse is unlinked when its target is deleted")
   func noInverse() throws {
-    let model = try Model(name: "N", version: 1, entities: [
-      EntityDescription(name: "Note", relationships: [RelationshipDescription(name: "about", destination: "Thing")]),
-      EntityDescription(name: "Thing"),
-    ])
+    let model = try Model(
+      name: "N", version: 1,
+      entities: [
+        EntityDescription(name: "Note", relationships: [RelationshipDescription(name: "about", destination: "Thing")]),
+        EntityDescription(name: "Thing"),
+      ])
     let (store, dir) = try makeStore(model)
     defer { removeDirectory(dir) }
     let (n, t) = try store.write { tx throws in
@@ -217,7 +225,9 @@ struct StoreTests {
   func refusedCommit() throws {
     let (store, dir) = try makeStore(try Fixtures.addressBookV2())
     defer { removeDirectory(dir) }
-    try store.write { tx throws in _ = try tx.insert("AddressBook", ["firstName": .string("a"), "lastName": .string("b")]) }
+    try store.write { tx throws in
+      _ = try tx.insert("AddressBook", ["firstName": .string("a"), "lastName": .string("b")])
+    }
     let before = try store.read { (try $0.logEnd(), try $0.objects(of: "AddressBook")) }
     // Missing required lastName: refused at commit, naming the object and property.
     #expect {
@@ -252,7 +262,9 @@ struct StoreTests {
     let (store, dir) = try makeStore(try Fixtures.addressBookV2())
     defer { removeDirectory(dir) }
     #expect {
-      try store.write { tx throws in _ = try tx.insert("PhoneBook", ["phoneNumber": .string("1"), "type": .int64(70_000)]) }
+      try store.write { tx throws in
+        _ = try tx.insert("PhoneBook", ["phoneNumber": .string("1"), "type": .int64(70_000)])
+      }
     } throws: { error in
       guard case StoreError.wrongType(_, let attribute, let detail) = error else { return false }
       return attribute == "type" && detail.contains("70000")
@@ -292,7 +304,9 @@ struct StoreTests {
   func timeTravel() throws {
     let (store, dir) = try makeStore(try Fixtures.addressBookV2())
     defer { removeDirectory(dir) }
-    let a = try store.write { tx throws in try tx.insert("AddressBook", ["firstName": .string("v1"), "lastName": .string("l")]) }
+    let a = try store.write { tx throws in
+      try tx.insert("AddressBook", ["firstName": .string("v1"), "lastName": .string("l")])
+    }
     let p = try store.write { tx throws in
       let p = try tx.insert("PhoneBook", ["phoneNumber": .string("1")])
       try tx.link(a.value, "phones", p)

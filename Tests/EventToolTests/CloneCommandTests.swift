@@ -36,13 +36,15 @@ struct CloneCommandTests {
     #expect(plain.out == "Company/8\n")
   }
 
-  @Test("bad input: each a clear error, nothing written", arguments: [
-    (["Company/99"], "no object"),
-    (["Company/1", "--deep", "employes"], "employes"),
-    (["Company/1", "--at", "9999"], "beyond"),
-    (["Company/1", "--set", "name"], "ATTR=EXPR"),
-    (["Company/1", "--set", "name=concat(("], "expected"),
-  ])
+  @Test(
+    "bad input: each a clear error, nothing written",
+    arguments: [
+      (["Company/99"], "no object"),
+      (["Company/1", "--deep", "employes"], "employes"),
+      (["Company/1", "--at", "9999"], "beyond"),
+      (["Company/1", "--set", "name"], "ATTR=EXPR"),
+      (["Company/1", "--set", "name=concat(("], "expected"),
+    ])
   func badInput(_ extra: [String], _ message: String) throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
@@ -61,11 +63,14 @@ struct CloneCommandTests {
     let path = try Self.store(dir)
     let whole = try ToolRunner.eventtool(["snapshot", path, "--out", dir + "/copy"])
     #expect(whole.status == 0, "\(whole.err)")
-    #expect(try ToolRunner.eventtool(["export", dir + "/copy"]).out == (try ToolRunner.eventtool(["export", path]).out))
+    #expect(
+      try ToolRunner.eventtool(["export", dir + "/copy"]).out == (try ToolRunner.eventtool(["export", path]).out))
     let again = try ToolRunner.eventtool(["snapshot", path, "--out", dir + "/copy"])
     #expect(again.status == 1)
     #expect(again.err.contains("already"))
-    let sub = try ToolRunner.eventtool(["snapshot", path, "--out", dir + "/sub", "--root", "Employee/3", "--with-history"])
+    let sub = try ToolRunner.eventtool([
+      "snapshot", path, "--out", dir + "/sub", "--root", "Employee/3", "--with-history",
+    ])
     #expect(sub.status == 0, "\(sub.err)")
     #expect(try ToolRunner.eventtool(["verify", dir + "/sub"]).status == 0)
   }

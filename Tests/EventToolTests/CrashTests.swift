@@ -47,7 +47,9 @@ struct CrashTests {
           // No part of a commit: every group has all its items, and they have its batch.
           #expect(items.count == 20)
           let batch = try s.value(g, "batch")?.integerValue ?? -1
-          if try s.value(items.first ?? g, "payload")?.stringValue?.hasPrefix("round\(round)-") == true { seen.append(batch) }
+          if try s.value(items.first ?? g, "payload")?.stringValue?.hasPrefix("round\(round)-") == true {
+            seen.append(batch)
+          }
           for item in items { #expect(try s.value(item, "batch") == .int64(batch)) }
         }
         // Every commit the child reported done is there.

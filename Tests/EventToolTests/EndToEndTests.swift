@@ -38,7 +38,8 @@ struct EndToEndTests {
   func appendStops() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    #expect(try ToolRunner.eventtool(["init", dir + "/s", "--model", examples + "/AddressBook.v1.model.json"]).status == 0)
+    #expect(
+      try ToolRunner.eventtool(["init", dir + "/s", "--model", examples + "/AddressBook.v1.model.json"]).status == 0)
     let events = """
       {"commit": "c1", "type": "insert", "object": "$momo", "entity": "AddressBook"}
       {"commit": "c1", "type": "set", "object": "$momo", "key": "firstName", "value": "桃"}
@@ -59,7 +60,8 @@ struct EndToEndTests {
   func logJSON() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    #expect(try ToolRunner.eventtool(["init", dir + "/s", "--model", examples + "/AddressBook.v2.model.json"]).status == 0)
+    #expect(
+      try ToolRunner.eventtool(["init", dir + "/s", "--model", examples + "/AddressBook.v2.model.json"]).status == 0)
     #expect(try ToolRunner.eventtool(["import", dir + "/s", "-"], input: Self.people).status == 0)
     let log = try ToolRunner.eventtool(["log", dir + "/s", "--json", "--object", "PhoneBook/3"])
     let lines = log.out.split(separator: "\n")
@@ -85,7 +87,8 @@ struct EndToEndTests {
     let i = value.count / 2
     value[i] = value[i] == "0" ? "1" : "0"
     lines[headerEnd + 2] = String(value)
-    let load = try ToolRunner.runSystem("/usr/bin/mdb_load", ["-s", "log.v2", store], input: lines.joined(separator: "\n"))
+    let load = try ToolRunner.runSystem(
+      "/usr/bin/mdb_load", ["-s", "log.v2", store], input: lines.joined(separator: "\n"))
     #expect(load.status == 0, "\(load.err)")
     let verify = try ToolRunner.eventtool(["verify", store])
     #expect(verify.status == 1)
@@ -93,13 +96,15 @@ struct EndToEndTests {
     #expect(verify.err.contains("checksum"))
   }
 
-  @Test("bad input gets a clear error and the right exit status", arguments: [
-    (["init"], 2, "missing"),
-    (["verifx", "x"], 2, "did you mean 'verify'"),
-    (["export", "/nonexistent/store", "--entiti", "A"], 2, "did you mean '--entity'"),
-    (["export", "/nonexistent/store"], 1, "is not an EventGraph store"),
-    (["show", "/nonexistent/store", "A/1", "--at", "-1"], 2, "sequence number"),
-  ])
+  @Test(
+    "bad input gets a clear error and the right exit status",
+    arguments: [
+      (["init"], 2, "missing"),
+      (["verifx", "x"], 2, "did you mean 'verify'"),
+      (["export", "/nonexistent/store", "--entiti", "A"], 2, "did you mean '--entity'"),
+      (["export", "/nonexistent/store"], 1, "is not an EventGraph store"),
+      (["show", "/nonexistent/store", "A/1", "--at", "-1"], 2, "sequence number"),
+    ])
   func badCommandLines(_ arguments: [String], _ status: Int, _ message: String) throws {
     let r = try ToolRunner.eventtool(arguments)
     #expect(Int(r.status) == status)
@@ -118,7 +123,8 @@ struct EndToEndTests {
     #expect(r.err.contains("bad.model.json"))
     #expect(r.err.contains("entities[0].attributes[0]"))
     #expect(r.err.contains("strin"))
-    #expect(try ToolRunner.eventtool(["init", dir + "/t", "--model", examples + "/AddressBook.v2.model.json"]).status == 0)
+    #expect(
+      try ToolRunner.eventtool(["init", dir + "/t", "--model", examples + "/AddressBook.v2.model.json"]).status == 0)
     let lines = """
       {"id": "a", "entity": "AddressBook", "attributes": {"firstName": "x", "lastName": "y"}}
       {"id": "b", "entity": "PhoneBook", "attributes": {"phoneNumber": "1", "type": "mobile"}}
@@ -126,7 +132,8 @@ struct EndToEndTests {
     let imp = try ToolRunner.eventtool(["import", dir + "/t", "-"], input: lines)
     #expect(imp.status == 1)
     #expect(imp.err.contains("line 2: attributes.type"))
-    let dangling = #"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "x", "lastName": "y"}, "relationships": {"phones": ["nope"]}}"#
+    let dangling =
+      #"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "x", "lastName": "y"}, "relationships": {"phones": ["nope"]}}"#
     let d = try ToolRunner.eventtool(["import", dir + "/t", "-"], input: dangling)
     #expect(d.status == 1)
     #expect(d.err.contains("'nope' is not an id in this file"))
@@ -161,8 +168,13 @@ struct EndToEndTests {
     #expect(r.out.contains("is now at version 1"))
     #expect(r.out.contains("is now at version 2"))
     // The second seed: the copy beside the original, employees in order, managers inside the copy.
-    #expect(r.out.contains("Company/1 ACME: Employee/2 金太郎, Employee/3 花咲爺 (manager Employee/2), Employee/4 かぐや姫 (manager Employee/3)"))
-    #expect(r.out.contains("Company/6 ACME (copy): Employee/7 金太郎, Employee/8 花咲爺 (manager Employee/7), Employee/9 かぐや姫 (manager Employee/8)"))
+    #expect(
+      r.out.contains(
+        "Company/1 ACME: Employee/2 金太郎, Employee/3 花咲爺 (manager Employee/2), Employee/4 かぐや姫 (manager Employee/3)"))
+    #expect(
+      r.out.contains(
+        "Company/6 ACME (copy): Employee/7 金太郎, Employee/8 花咲爺 (manager Employee/7), Employee/9 かぐや姫 (manager Employee/8)"
+      ))
     #expect(r.out.contains(#"$ eventtool clone"#) && r.out.contains(#""Company.name=concat(name, ' (copy)')""#))
   }
 }
@@ -185,7 +197,9 @@ extension ToolRunner {
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Result(status: process.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+    return Result(
+      status: process.terminationStatus, out: String(decoding: o, as: UTF8.self),
+      err: String(decoding: e, as: UTF8.self))
   }
 }
 

@@ -12,7 +12,8 @@ struct UpcastKillTests {
     for batch in stride(from: 0, to: people, by: 50) {
       ids += try store.write { tx in
         try (batch..<min(people, batch + 50)).map { i in
-          try tx.insert("AddressBook", ["firstName": .string("f\(i)"), "lastName": .string("l\(i)"), "phone1": .string("03-\(i)")])
+          try tx.insert(
+            "AddressBook", ["firstName": .string("f\(i)"), "lastName": .string("l\(i)"), "phone1": .string("03-\(i)")])
         }
       }.value
     }
@@ -102,7 +103,8 @@ struct UpcastKillTests {
     #expect(r.out.contains("Company/3"))
     #expect(r.err.contains("index on name"))
     let sorted = try ToolRunner.eventtool(["fetch", dir + "/s", "Company", "--sort", "-name", "--limit", "2"])
-    #expect(sorted.out.split(separator: "\n").map { $0.split(separator: " ").first ?? "" } == ["Company/2", "Company/3"])
+    #expect(
+      sorted.out.split(separator: "\n").map { $0.split(separator: " ").first ?? "" } == ["Company/2", "Company/3"])
     let bad = try ToolRunner.eventtool(["fetch", dir + "/s", "Company", "--where", "nme == 'x'"])
     #expect(bad.status == 1)
     #expect(bad.err.contains("did you mean 'name'"))

@@ -2,7 +2,9 @@ import Foundation
 import LMDB
 
 /// Keys of the `index.vN` database: entity u16 · attribute u16 · order-preserving value ·
-/// object u64. Byte order (memcmp) of the encoded values is the order of the values, so an
+/// object u64.
+///
+/// Byte order (memcmp) of the encoded values is the order of the values, so an
 /// equality or a range on an indexed attribute is one cursor range.
 ///
 /// Strings (NFC, so that canonically equal strings have one encoding), URIs and binary

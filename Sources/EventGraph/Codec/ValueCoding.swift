@@ -82,7 +82,8 @@ extension BinaryReader {
       var b = [UInt8](repeating: 0, count: 16)
       for i in 0..<16 { b[i] = try byte() }
       return .uuid(
-        UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        UUID(
+          uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
     case .uri: return .uri(try string())
     }
   }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// One change to the object graph. The events of one save form a ``Commit``.
+/// One change to the object graph.
+///
+/// The events of one save form a ``Commit``.
 ///
 /// Inverses are never written twice: a `link` is one event and the projection maintains
 /// both sides. Effects of delete rules and of moving a to-one are explicit events of their

@@ -18,6 +18,7 @@ public struct AppendResult: Sendable {
 extension EventStore {
   /// Appends the events of a JSON Lines file (FORMATS.md, "Appending events"): consecutive
   /// lines with the same `commit` label form one commit, validated and applied atomically.
+  ///
   /// Stops at the first refused commit and reports its line and why.
   ///
   /// - Throws: ``FormatError`` only for a file that cannot be read as JSON Lines at all.
@@ -28,7 +29,9 @@ extension EventStore {
       guard case .string(let label)? = json["commit"] else {
         throw FormatError(line: line, field: "commit", message: "every line needs a string 'commit' label")
       }
-      if groups.last?.label == label { groups[groups.count - 1].lines.append((line, json)) } else {
+      if groups.last?.label == label {
+        groups[groups.count - 1].lines.append((line, json))
+      } else {
         groups.append((label, [(line, json)]))
       }
     }
@@ -80,7 +83,8 @@ extension EventStore {
     switch type {
     case "insert":
       guard objectText.hasPrefix("$") else {
-        throw JSONReadError(context: "object", message: "an inserted object is named by a placeholder starting with '$'")
+        throw JSONReadError(
+          context: "object", message: "an inserted object is named by a placeholder starting with '$'")
       }
       guard placeholders[objectText] == nil else {
         throw JSONReadError(context: "object", message: "placeholder '\(objectText)' is already used")
@@ -100,7 +104,9 @@ extension EventStore {
       }
       try tx.set(o, key, value)
     case "link":
-      try tx.link(try resolve(objectText), try r.string("key"), try resolve(try r.string("target")), at: try r.optionalInt("position"))
+      try tx.link(
+        try resolve(objectText), try r.string("key"), try resolve(try r.string("target")),
+        at: try r.optionalInt("position"))
     case "unlink":
       try tx.unlink(try resolve(objectText), try r.string("key"), try resolve(try r.string("target")))
     case "delete":

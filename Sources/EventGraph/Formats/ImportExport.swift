@@ -13,7 +13,9 @@ extension EventStore {
 
   /// Writes every live object (of `entity` and its sub-entities, when given) as one JSON
   /// line each, sorted by identity; with `asOf`, the objects as they were after that
-  /// sequence. Importing the output and exporting again gives the same text.
+  /// sequence.
+  ///
+  /// Importing the output and exporting again gives the same text.
   public func export(entity: String? = nil, asOf: UInt64? = nil, _ emit: (String) throws -> Void) throws {
     let only: Set<EntityID>? = try entity.map { name in
       guard let e = model.entity(named: name) else { throw StoreError.unknownEntity(name) }
@@ -39,7 +41,9 @@ extension EventStore {
   // MARK: - Import
 
   /// Imports objects from JSON Lines (FORMATS.md): one commit for the whole file, or one
-  /// per `batch` objects. Every line is checked before anything is written, so a bad file
+  /// per `batch` objects.
+  ///
+  /// Every line is checked before anything is written, so a bad file
   /// writes nothing; with `batch`, each batch must be valid on its own.
   ///
   /// - Throws: ``FormatError`` naming the line and field, or ``StoreError``.
@@ -146,14 +150,17 @@ struct ImportPlan {
             case .array(let a) where rel.isToMany:
               for t in a {
                 guard case .string(let s) = t else {
-                  throw FormatError(line: line, field: "relationships.\(f.key)", message: "targets are identity strings")
+                  throw FormatError(
+                    line: line, field: "relationships.\(f.key)", message: "targets are identity strings")
                 }
                 targets.append(s)
               }
             default:
               throw FormatError(
                 line: line, field: "relationships.\(f.key)",
-                message: rel.isToMany ? "a to-many relationship is an array of identities" : "a to-one relationship is an identity string or null")
+                message: rel.isToMany
+                  ? "a to-many relationship is an array of identities"
+                  : "a to-one relationship is an identity string or null")
             }
             item.relationships.append((rel, targets))
           }
@@ -172,7 +179,8 @@ struct ImportPlan {
       for (r, targets) in item.relationships {
         for t in targets {
           guard let (_, entity) = lineOf[t] else {
-            throw FormatError(line: item.line, field: "relationships.\(r.name)", message: "'\(t)' is not an id in this file")
+            throw FormatError(
+              line: item.line, field: "relationships.\(r.name)", message: "'\(t)' is not an id in this file")
           }
           guard model.isKind(entity, of: r.destination) else {
             throw FormatError(
@@ -186,7 +194,9 @@ struct ImportPlan {
 
   static func unknown(_ e: Entity, _ name: String) -> String {
     let near = e.properties.map(\.name).min { editDistance($0, name) < editDistance($1, name) }
-    if let near, editDistance(near, name) <= 2 { return "\(e.name) has no property '\(name)' (did you mean '\(near)'?)" }
+    if let near, editDistance(near, name) <= 2 {
+      return "\(e.name) has no property '\(name)' (did you mean '\(near)'?)"
+    }
     return "\(e.name) has no property '\(name)'"
   }
 }
@@ -219,10 +229,14 @@ extension Snapshot {
 
   /// The export record of an object as it was at a past sequence.
   public func exportRecord(_ v: ObjectVersion) throws -> ObjectRecord {
-    guard let e = model.entity(v.state.entity) else { throw StoreError.corrupt("unknown entity id \(v.state.entity.rawValue)") }
+    guard let e = model.entity(v.state.entity) else {
+      throw StoreError.corrupt("unknown entity id \(v.state.entity.rawValue)")
+    }
     var rels: [(String, [String], Bool)] = []
     for r in e.relationships {
-      if let targets = v.relationships[r.id], !targets.isEmpty { rels.append((r.name, targets.map { display($0) }, r.isToMany)) }
+      if let targets = v.relationships[r.id], !targets.isEmpty {
+        rels.append((r.name, targets.map { display($0) }, r.isToMany))
+      }
     }
     return ObjectRecord(
       id: "\(e.name)/\(v.state.id.rawValue)", entity: e.name,

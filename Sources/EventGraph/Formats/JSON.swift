@@ -45,7 +45,7 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
   public let line: Int
   /// The 1-based column of the offending character, counted in Unicode scalars.
   public let column: Int
-  /// What is wrong, e.g. "expected ',' or '}' after object member, found ']'".
+  /// What is wrong, for example "expected ',' or '}' after object member, found ']'".
   public let message: String
 
   public init(line: Int, column: Int, message: String) {

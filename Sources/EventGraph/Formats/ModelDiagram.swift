@@ -15,11 +15,13 @@ extension Model {
         "\(a.name): \(a.type.rawValue)\(a.isOptional ? "?" : "")\(a.isIndexed ? " (indexed)" : "")"
       }
       let title = e.isAbstract ? "«abstract» \(e.name)" : e.name
-      out += "\(indent)\(DOT.quote(prefix + e.name)) [label=\(DOT.quote("{\(DOT.record(title))|\(attrs.map { DOT.record($0) + "\\l" }.joined())}"))];\n"
+      out +=
+        "\(indent)\(DOT.quote(prefix + e.name)) [label=\(DOT.quote("{\(DOT.record(title))|\(attrs.map { DOT.record($0) + "\\l" }.joined())}"))];\n"
     }
     for e in entities {
       if let p = e.parent.flatMap({ entity($0) }) {
-        out += "\(indent)\(DOT.quote(prefix + e.name)) -> \(DOT.quote(prefix + p.name)) [arrowhead=empty, style=dashed];\n"
+        out +=
+          "\(indent)\(DOT.quote(prefix + e.name)) -> \(DOT.quote(prefix + p.name)) [arrowhead=empty, style=dashed];\n"
       }
       for r in e.description.relationships {
         guard let own = e.relationship(named: r.name), let dest = entity(own.destination) else { continue }
@@ -28,7 +30,9 @@ extension Model {
           return nil
         }
         // A pair with an inverse is drawn once, from the side whose name sorts first.
-        if let back, (dest.name, back.name) < (e.name, r.name), dest.description.relationships.contains(where: { $0.name == back.name }) {
+        if let back, (dest.name, back.name) < (e.name, r.name),
+          dest.description.relationships.contains(where: { $0.name == back.name })
+        {
           continue
         }
         var label = r.name + (own.isToMany ? (own.isOrdered ? " [ordered *]" : " [*]") : "")
@@ -36,7 +40,8 @@ extension Model {
         if own.deleteRule != .nullify { label += " (\(own.deleteRule.rawValue))" }
         let head = own.isToMany ? "crow" : "tee"
         let tail = back.map { $0.isToMany ? "crow" : "tee" } ?? "none"
-        out += "\(indent)\(DOT.quote(prefix + e.name)) -> \(DOT.quote(prefix + dest.name)) [label=\(DOT.quote(label)), dir=both, arrowhead=\(head), arrowtail=\(tail)];\n"
+        out +=
+          "\(indent)\(DOT.quote(prefix + e.name)) -> \(DOT.quote(prefix + dest.name)) [label=\(DOT.quote(label)), dir=both, arrowhead=\(head), arrowtail=\(tail)];\n"
       }
     }
     return out
@@ -45,7 +50,9 @@ extension Model {
 
 /// Quoting for DOT.
 public enum DOT {
-  /// A double-quoted DOT string. Backslashes are kept: DOT reads `\l` and `\n` in labels.
+  /// A double-quoted DOT string.
+  ///
+  /// Backslashes are kept: DOT reads `\l` and `\n` in labels.
   public static func quote(_ s: String) -> String {
     "\"" + s.replacingOccurrences(of: "\"", with: "\\\"") + "\""
   }

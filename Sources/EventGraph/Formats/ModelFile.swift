@@ -49,17 +49,21 @@ extension Model {
   }
 
   private static func entity(_ r: JSONObjectReader) throws -> EntityDescription {
-    try r.rejectUnknownKeys(allowed: ["name", "attributes", "relationships", "parent", "abstract", "renamingIdentifier"])
+    try r.rejectUnknownKeys(allowed: [
+      "name", "attributes", "relationships", "parent", "abstract", "renamingIdentifier",
+    ])
     var e = EntityDescription(
       name: try r.string("name"), parent: try r.optionalString("parent"),
-      isAbstract: try r.bool("abstract", default: false), renamingIdentifier: try r.optionalString("renamingIdentifier"))
+      isAbstract: try r.bool("abstract", default: false), renamingIdentifier: try r.optionalString("renamingIdentifier")
+    )
     for a in try r.objects("attributes") {
       try a.rejectUnknownKeys(allowed: ["name", "type", "optional", "default", "renamingIdentifier", "indexed"])
       let typeName = try a.string("type")
       guard let type = AttributeType(rawValue: typeName) else {
         throw JSONReadError(
           context: a.context,
-          message: "unknown type '\(typeName)' (one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))")
+          message:
+            "unknown type '\(typeName)' (one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))")
       }
       var defaultValue: Value? = nil
       if let d = a.optionalValue("default") {
@@ -82,7 +86,8 @@ extension Model {
       ])
       let ruleName = try x.optionalString("deleteRule") ?? "nullify"
       guard let rule = DeleteRule(rawValue: ruleName) else {
-        throw JSONReadError(context: x.context, message: "unknown deleteRule '\(ruleName)' (nullify, cascade, deny, noAction)")
+        throw JSONReadError(
+          context: x.context, message: "unknown deleteRule '\(ruleName)' (nullify, cascade, deny, noAction)")
       }
       var copy: CopyPolicy? = nil
       if let c = try x.optionalString("copy") {

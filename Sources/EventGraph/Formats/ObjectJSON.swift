@@ -21,7 +21,8 @@ public struct ObjectRecord: Sendable, Hashable {
           "relationships",
           .object(
             relationships.map { r in
-              JSONField(r.name, r.toMany ? .array(r.targets.map { .string($0) }) : r.targets.first.map { .string($0) } ?? .null)
+              JSONField(
+                r.name, r.toMany ? .array(r.targets.map { .string($0) }) : r.targets.first.map { .string($0) } ?? .null)
             })))
     }
     return .object(fields)

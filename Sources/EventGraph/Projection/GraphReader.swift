@@ -41,7 +41,9 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// Calls `body` for each entry of `links` under (object, relationship).
-  package func scanLinks(_ o: ObjectID, _ rel: UInt16, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void)
+  package func scanLinks(
+    _ o: ObjectID, _ rel: UInt16, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+  )
     throws
   {
     let prefix = StoreKey.links(o, rel)

@@ -107,14 +107,17 @@ package final class Projector {
         throw StoreError.corrupt("\(e.name)/\(o.rawValue): no attribute \(attribute.rawValue)")
       }
       if let value, value.type != type {
-        throw StoreError.corrupt("\(e.name)/\(o.rawValue).#\(i): stored \(value.type.rawValue), expected \(type.rawValue)")
+        throw StoreError.corrupt(
+          "\(e.name)/\(o.rawValue).#\(i): stored \(value.type.rawValue), expected \(type.rawValue)")
       }
       if e.indexed[i], let entityID = hot?.entity {
         if let old = hot?[attribute] {
           try txn.delete(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: old, object: o))
         }
         if let value {
-          try txn.put(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: value, object: o), value: [UInt8]())
+          try txn.put(
+            dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: value, object: o),
+            value: [UInt8]())
         }
       }
       hot?.set(attribute, value)  // in place: `hot` owns its values uniquely
@@ -158,7 +161,9 @@ package final class Projector {
       if let e = model.entity(s.entity), e.hasIndexes {
         for (i, isIndexed) in e.indexed.enumerated() where isIndexed {
           let a = PropertyID(rawValue: UInt16(i))
-          if let v = s[a] { try txn.delete(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: o)) }
+          if let v = s[a] {
+            try txn.delete(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: o))
+          }
         }
       }
       if hot?.id == o { hot = nil }
@@ -176,8 +181,11 @@ package final class Projector {
       if occupied { throw StoreError.corrupt("\(reader.display(o)).\(r.name): to-one is already set") }
     }
     guard r.isOrdered else {
-      let inserted = try txn.put(dbs.links, key: StoreKey.link(o, rel, target: t), value: [UInt8](), flags: .noOverwrite)
-      if !inserted { throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))") }
+      let inserted = try txn.put(
+        dbs.links, key: StoreKey.link(o, rel, target: t), value: [UInt8](), flags: .noOverwrite)
+      if !inserted {
+        throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))")
+      }
       return
     }
     let targets = try reader.related(o, r.id)

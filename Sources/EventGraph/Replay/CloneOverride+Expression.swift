@@ -4,7 +4,9 @@ import Synchronization
 extension AttributeOverride {
   /// An override computed by a value expression of the query language, evaluated on the
   /// original object as it was copied: `concat(name, ' (copy)')`, `uuid()`, `now()`,
-  /// `uppercase(name)`. Key paths may name the object's own attributes (not its
+  /// `uppercase(name)`.
+  ///
+  /// Key paths may name the object's own attributes (not its
   /// relationships: the copy's neighbours are being made at the same time).
   ///
   /// The text is parsed at once, so a syntax error is thrown before the clone starts; it

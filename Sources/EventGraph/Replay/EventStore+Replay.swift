@@ -12,7 +12,9 @@ public struct VerifyReport: Sendable, Hashable {
 
 extension EventStore {
   /// Whether a rebuild was interrupted: the projections are incomplete until ``rebuild(progress:)``
-  /// runs again. Writes are refused meanwhile.
+  /// runs again.
+  ///
+  /// Writes are refused meanwhile.
   public var needsRebuild: Bool {
     (try? env.read { try $0.contains(dbs.meta, key: MetaKey.rebuilding) }) ?? false
   }
@@ -36,11 +38,14 @@ extension EventStore {
   /// byte for byte.
   public func verify(progress: (Int) -> Void = { _ in }) throws -> VerifyReport {
     var report = VerifyReport()
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("eventgraph-verify-\(UUID().uuidString)").path
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "eventgraph-verify-\(UUID().uuidString)"
+    ).path
     try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     let scratchEnv = try Environment(
-      path: scratch, options: EnvironmentOptions(flags: [.noSync], mapSize: max(env.info.mapSize, 64 << 20), maxDatabases: 64))
+      path: scratch,
+      options: EnvironmentOptions(flags: [.noSync], mapSize: max(env.info.mapSize, 64 << 20), maxDatabases: 64))
     guard let scratchDBs = try StoreDatabases.open(scratchEnv, version: model.version, create: true) else {
       throw StoreError.corrupt("cannot create scratch databases in \(scratch)")
     }
@@ -53,7 +58,8 @@ extension EventStore {
       let counts = try Replay.run(
         env: scratchEnv, dbs: scratchDBs, model: model,
         readLog: { _, from, visit in
-          try source.forEach(dbs.log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
+          try source.forEach(dbs.log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v)
+          }
         }, progress: progress)
       report.commits = counts.commits
       report.events = counts.events

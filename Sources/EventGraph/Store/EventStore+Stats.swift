@@ -38,7 +38,8 @@ extension EventStore {
         perEntity.append((e.name, try s.reader.objects(ofExactly: e.id).count))
       }
       var databases: [(String, Int, Int)] = []
-      let named: [(String, Database)] = [("meta", dbs.meta), ("models", dbs.models), ("log", dbs.log)] + dbs.projections
+      let named: [(String, Database)] =
+        [("meta", dbs.meta), ("models", dbs.models), ("log", dbs.log)] + dbs.projections
       for (name, db) in named {
         let st = try s.reader.txn.statistics(db)
         databases.append((name, st.entries, st.branchPages + st.leafPages + st.overflowPages))

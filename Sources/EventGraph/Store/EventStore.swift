@@ -123,8 +123,12 @@ public final class EventStore: Sendable {
       throw StoreError.notAStore(path: path, detail: error.description)
     }
     guard let meta = try env.openDatabase("meta", create: false),
-      let format = try env.read({ try $0.get(meta, key: MetaKey.format) }).flatMap({ Int(String(decoding: $0, as: UTF8.self)) }),
-      let active = try env.read({ try $0.get(meta, key: MetaKey.activeVersion) }).flatMap({ Int(String(decoding: $0, as: UTF8.self)) }),
+      let format = try env.read({ try $0.get(meta, key: MetaKey.format) }).flatMap({
+        Int(String(decoding: $0, as: UTF8.self))
+      }),
+      let active = try env.read({ try $0.get(meta, key: MetaKey.activeVersion) }).flatMap({
+        Int(String(decoding: $0, as: UTF8.self))
+      }),
       let id = try env.read({ try $0.get(meta, key: MetaKey.storeID) }).map({ String(decoding: $0, as: UTF8.self) })
     else {
       throw StoreError.notAStore(path: path, detail: "no EventGraph metadata")
@@ -158,7 +162,9 @@ public final class EventStore: Sendable {
 
   // MARK: - Reading
 
-  /// Runs `body` on a consistent snapshot of the graph. Keep it short: an open snapshot
+  /// Runs `body` on a consistent snapshot of the graph.
+  ///
+  /// Keep it short: an open snapshot
   /// stops LMDB from reusing pages freed after it began.
   public func read<R>(_ body: (Snapshot) throws -> R) throws -> R {
     let txn = try env.beginRead()
@@ -189,7 +195,9 @@ public final class EventStore: Sendable {
       }
       // Another handle (or process) may have upcast or rolled back the store since this
       // one was opened: commits must be written in the active version.
-      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
+        Int(String(decoding: $0, as: UTF8.self))
+      }
       guard active == model.version else {
         throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
       }

@@ -1,7 +1,9 @@
 import Foundation
 import LMDB
 
-/// How to order fetched objects: by an attribute, ascending or descending. Objects without
+/// How to order fetched objects: by an attribute, ascending or descending.
+///
+/// Objects without
 /// a value come first (ascending) or last (descending); ties keep identity order.
 public struct SortDescriptor: Sendable, Hashable {
   public var key: String
@@ -51,7 +53,9 @@ final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
   }
 
   func value(of object: ObjectID, attribute: PropertyID) throws -> Value? { try state(object)?[attribute] }
-  func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] { try reader.related(object, relationship) }
+  func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] {
+    try reader.related(object, relationship)
+  }
 }
 
 extension Snapshot {
@@ -77,7 +81,8 @@ extension Snapshot {
     let source = ProjectionSource(reader: reader)
     var plan: IndexPlan? = nil
     if let compiled { plan = IndexPlan.choose(compiled.predicate, entity: e) }
-    let candidates = try plan.map { try $0.candidates(reader: reader, kinds: model.descendants(of: e.id)) } ?? reader.objects(of: e.id)
+    let candidates =
+      try plan.map { try $0.candidates(reader: reader, kinds: model.descendants(of: e.id)) } ?? reader.objects(of: e.id)
     var matches: [ObjectID] = []
     for o in candidates {
       guard try source.state(o) != nil else { continue }

@@ -4,7 +4,9 @@ import LMDB
 /// A range of one attribute index that holds every object a predicate can match.
 struct IndexPlan {
   let attribute: Attribute
-  /// Encoded bounds, inclusive; `nil` is open. Several points for `IN`.
+  /// Encoded bounds, inclusive; `nil` is open.
+  ///
+  /// Several points for `IN`.
   let ranges: [(low: [UInt8]?, high: [UInt8]?)]
 
   /// The best index range for a predicate on `entity`, or `nil` when none applies: an

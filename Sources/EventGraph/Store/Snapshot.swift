@@ -66,7 +66,9 @@ public final class Snapshot: GraphReading {
   }
 
   /// The object as it was after event `sequence`: its values and relationships, rebuilt
-  /// from its own history (never a scan of the log). `nil` when it did not exist then.
+  /// from its own history (never a scan of the log).
+  ///
+  /// `nil` when it did not exist then.
   public func object(_ id: ObjectID, asOf sequence: UInt64) throws -> ObjectVersion? {
     try checkOpen()
     return try ObjectVersion.rebuild(id, asOf: sequence, reader: reader)

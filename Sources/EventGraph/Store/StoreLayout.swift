@@ -32,14 +32,18 @@ package struct StoreDatabases: Sendable {
 
   static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index"]
 
-  package static func name(_ base: String, version: Int, prefix: String = "") -> String { "\(prefix)\(base).v\(version)" }
+  package static func name(_ base: String, version: Int, prefix: String = "") -> String {
+    "\(prefix)\(base).v\(version)"
+  }
 
   /// Opens (creating when `create`) the databases of `version`.
   package static func open(_ env: Environment, version: Int, prefix: String = "", create: Bool) throws(LMDBError)
     -> StoreDatabases?
   {
     func db(_ name: String) throws(LMDBError) -> Database? { try env.openDatabase(name, create: create) }
-    func versioned(_ base: String) throws(LMDBError) -> Database? { try db(name(base, version: version, prefix: prefix)) }
+    func versioned(_ base: String) throws(LMDBError) -> Database? {
+      try db(name(base, version: version, prefix: prefix))
+    }
     guard let meta = try db("meta"), let models = try db("models"), let log = try versioned("log"),
       let objects = try versioned("objects"), let identities = try versioned("identities"),
       let links = try versioned("links"), let entities = try versioned("entities"),

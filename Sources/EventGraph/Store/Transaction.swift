@@ -16,7 +16,9 @@ public final class Transaction: GraphReading {
   var isOpen = true
   private var nextObject: UInt64?
 
-  /// The commit's time; `nil` stamps it with the time of commit. An upcast keeps the
+  /// The commit's time; `nil` stamps it with the time of commit.
+  ///
+  /// An upcast keeps the
   /// source commit's time.
   package var commitTime: Date?
   /// Identities to give the next inserts, in order, before counting on from the last one
@@ -104,7 +106,9 @@ public final class Transaction: GraphReading {
     return next
   }
 
-  /// Sets an attribute (`nil` removes the value). A number is converted to the
+  /// Sets an attribute (`nil` removes the value).
+  ///
+  /// A number is converted to the
   /// attribute's type when it fits exactly.
   ///
   /// - Throws: ``StoreError/wrongType(object:attribute:detail:)`` and the naming errors.
@@ -140,7 +144,9 @@ public final class Transaction: GraphReading {
   // MARK: - Relationships
 
   /// Adds `target` to a relationship of `id` (at `position` in an ordered one), keeping
-  /// the inverse. A to-one is replaced; an object already in a to-many stays once (moved
+  /// the inverse.
+  ///
+  /// A to-one is replaced; an object already in a to-many stays once (moved
   /// to `position` when one is given).
   public func link(_ id: ObjectID, _ relationship: String, _ target: ObjectID, at position: Int? = nil) throws {
     try checkOpen()
@@ -154,7 +160,8 @@ public final class Transaction: GraphReading {
     }
     let current = try related(id, r.id)
     if let position, !r.isOrdered {
-      throw StoreError.invalidPosition(object: display(id), relationship: r.name, position: position, count: current.count)
+      throw StoreError.invalidPosition(
+        object: display(id), relationship: r.name, position: position, count: current.count)
     }
     if current.contains(target) {
       guard let position, current.firstIndex(of: target) != position else { return }
@@ -216,7 +223,9 @@ public final class Transaction: GraphReading {
 
   /// Deletes an object, applying each relationship's delete rule: `cascade` deletes the
   /// targets too, `deny` refuses while the relationship is not empty, `nullify` and
-  /// `noAction` remove the links. Every effect is an event of this commit.
+  /// `noAction` remove the links.
+  ///
+  /// Every effect is an event of this commit.
   public func delete(_ id: ObjectID) throws {
     try checkOpen()
     var deleting: Set<ObjectID> = []
@@ -270,7 +279,9 @@ public final class Transaction: GraphReading {
   package func close() { isOpen = false }
 
   /// Writes a commit whose events were already applied: the log entry, the dedupe key,
-  /// and the flushed projection. Shared by live commits and replay.
+  /// and the flushed projection.
+  ///
+  /// Shared by live commits and replay.
   static func append(_ commit: Commit, projector: Projector) throws -> CommitInfo {
     let dbs = projector.dbs
     let bytes = CommitCodec.encode(commit)

@@ -14,7 +14,8 @@ struct Validator<G: GraphReading> {
       }
       guard let (attributes, relationships) = rules[s.entity] else { continue }
       for a in attributes where !a.isOptional && s[a.id] == nil {
-        throw StoreError.validation(object: graph.display(id), property: a.name, message: "required attribute has no value")
+        throw StoreError.validation(
+          object: graph.display(id), property: a.name, message: "required attribute has no value")
       }
       for r in relationships {
         let count = try graph.related(id, r.id).count

@@ -1,7 +1,9 @@
 import EventGraph
 
 /// A mapping checked against both models, completed by inference, with every predicate
-/// and expression compiled: what the upcaster runs. Nothing about it can fail halfway
+/// and expression compiled: what the upcaster runs.
+///
+/// Nothing about it can fail halfway
 /// through a migration that could not have been found here.
 public struct CompiledMapping: Sendable {
   public let sourceModel: Model

@@ -37,14 +37,18 @@ struct MappingBuilder {
   mutating func build(_ mapping: MappingModel?) throws(MappingError) -> [CompiledEntityMapping] {
     if let mapping {
       guard mapping.source == source.version else {
-        throw error("source", "the mapping is from version \(mapping.source), the store is at version \(source.version)")
+        throw error(
+          "source", "the mapping is from version \(mapping.source), the store is at version \(source.version)")
       }
       guard mapping.destination == destination.version else {
-        throw error("destination", "the mapping is to version \(mapping.destination), the model is version \(destination.version)")
+        throw error(
+          "destination", "the mapping is to version \(mapping.destination), the model is version \(destination.version)"
+        )
       }
     }
     guard destination.version > source.version else {
-      throw error("", "the destination model's version \(destination.version) is not greater than the store's \(source.version)")
+      throw error(
+        "", "the destination model's version \(destination.version) is not greater than the store's \(source.version)")
     }
     var written = mapping?.entityMappings ?? []
     var seen = Set<String>()
@@ -75,19 +79,23 @@ struct MappingBuilder {
     let names = Dictionary(uniqueKeysWithValues: written.enumerated().map { ($1.name, $0) })
     // Which mapping keeps identities: the first one-object mapping of each source entity.
     var keeper: [String: Int] = [:]
-    for (i, m) in written.enumerated() where m.source != nil && m.destination != nil && m.instances.isEmpty && m.policy == nil {
+    for (i, m) in written.enumerated()
+    where m.source != nil && m.destination != nil && m.instances.isEmpty && m.policy == nil {
       if keeper[m.source ?? ""] == nil { keeper[m.source ?? ""] = i }
     }
     var result: [CompiledEntityMapping] = []
     for (i, m) in written.enumerated() {
       result.append(
-        try compile(m, index: i, names: names, written: written, keeps: keeper[m.source ?? ""] == i,
-                    inferred: inferred.contains(m.name)))
+        try compile(
+          m, index: i, names: names, written: written, keeps: keeper[m.source ?? ""] == i,
+          inferred: inferred.contains(m.name)))
     }
     if refusals.count == 1, let only = refusals.first { throw only }
     if !refusals.isEmpty {
       throw error(
-        "", "\(refusals.count) changes need a mapping: " + refusals.map { "\($0.location): \($0.message)" }.joined(separator: "; "))
+        "",
+        "\(refusals.count) changes need a mapping: "
+          + refusals.map { "\($0.location): \($0.message)" }.joined(separator: "; "))
     }
     return result
   }
@@ -117,7 +125,9 @@ struct MappingBuilder {
     _ m: EntityMapping, index: Int, names: [String: Int], written: [EntityMapping], keeps: Bool, inferred: Bool
   ) throws(MappingError) -> CompiledEntityMapping {
     let src = try m.source.map { (n: String) throws(MappingError) -> Entity in
-      guard let e = source.entity(named: n) else { throw error("\(m.name).source", "source model has no entity '\(n)'") }
+      guard let e = source.entity(named: n) else {
+        throw error("\(m.name).source", "source model has no entity '\(n)'")
+      }
       return e
     }
     let dst = try m.destination.map { (n: String) throws(MappingError) -> Entity in
@@ -178,7 +188,9 @@ struct MappingBuilder {
         guard let targetDestination = written[target].destination.flatMap({ destination.entity(named: $0) }),
           destination.isKind(targetDestination.id, of: r.destination)
         else {
-          throw error(location, "mapping '\(given.mapping)' does not make \(destination.entity(r.destination)?.name ?? "?") objects")
+          throw error(
+            location,
+            "mapping '\(given.mapping)' does not make \(destination.entity(r.destination)?.name ?? "?") objects")
         }
         let sources = try expression(given.sources, src, variables, at: "\(location).sources")
         // How far the targets are: `$source.a.b` and `a.b` follow two links (one more than the
@@ -189,7 +201,8 @@ struct MappingBuilder {
           let targetSource = written[target].source.flatMap({ source.entity(named: $0) }),
           source.isKind(e, of: targetSource.id) || source.isKind(targetSource.id, of: e)
         else {
-          throw error("\(location).sources", "'\(given.sources)' does not give the objects mapping '\(given.mapping)' maps from")
+          throw error(
+            "\(location).sources", "'\(given.sources)' does not give the objects mapping '\(given.mapping)' maps from")
         }
         if sources.resultType.isToMany && !r.isToMany {
           throw error("\(location).sources", "'\(given.sources)' gives a collection; \(dst.name).\(r.name) is to-one")
@@ -243,14 +256,22 @@ struct MappingBuilder {
         let e = try expression(text, src, ["source": .object(src.id)], at: at)
         try checkAssignable(e, to: a, at: at)
         result.append((a, e))
-      } else if let sp = sourceProperty(for: a.name, renaming: a.renamingIdentifier, in: src), case .attribute(let sa) = sp.kind {
+      } else if let sp = sourceProperty(for: a.name, renaming: a.renamingIdentifier, in: src),
+        case .attribute(let sa) = sp.kind
+      {
         guard Self.widens(sa.type, to: a.type) else {
-          refusals.append(error(at, "\(src.name).\(sa.name) is \(sa.type.rawValue) and \(dst.name).\(a.name) is \(a.type.rawValue): a type change that cannot be inferred needs an expression"))
+          refusals.append(
+            error(
+              at,
+              "\(src.name).\(sa.name) is \(sa.type.rawValue) and \(dst.name).\(a.name) is \(a.type.rawValue): a type change that cannot be inferred needs an expression"
+            ))
           continue
         }
         result.append((a, try expression("$source.\(sp.name)", src, ["source": .object(src.id)], at: at)))
       } else if !a.isOptional && a.defaultValue == nil && strict {
-        refusals.append(error(at, "\(dst.name).\(a.name) is required, has no default, and \(src.name) has no attribute to take it from"))
+        refusals.append(
+          error(
+            at, "\(dst.name).\(a.name) is required, has no default, and \(src.name) has no attribute to take it from"))
       }
     }
     return result
@@ -275,7 +296,9 @@ struct MappingBuilder {
     case .null: return
     case .object: throw error(location, "'\(e)' gives objects; \(a.name) is a \(a.type.rawValue) attribute")
     case .attribute(let t):
-      let ok = t == a.type || (t.isNumeric && a.type.isNumeric) || (t == .string && a.type == .uri) || (t == .uri && a.type == .string)
+      let ok =
+        t == a.type || (t.isNumeric && a.type.isNumeric) || (t == .string && a.type == .uri)
+        || (t == .uri && a.type == .string)
       if !ok { throw error(location, "'\(e)' is \(t.rawValue); \(a.name) is \(a.type.rawValue)") }
     }
   }
@@ -305,7 +328,9 @@ struct MappingBuilder {
   private mutating func note(_ text: String) { longestPath = max(longestPath, Self.hops(text)) }
 
   /// The largest number of relationship hops any key path of an expression may take: how
-  /// far a change can travel. Counted from the text, conservatively: each dot is a hop,
+  /// far a change can travel.
+  ///
+  /// Counted from the text, conservatively: each dot is a hop,
   /// except the one after `$source` (the source object itself).
   static func hops(_ text: String) -> Int {
     var longest = 0

@@ -2,7 +2,9 @@ import EventGraph
 import Foundation
 
 extension MappingModel {
-  /// Loads a `*.mapping.json` file. Unknown keys are errors that name the key and the file.
+  /// Loads a `*.mapping.json` file.
+  ///
+  /// Unknown keys are errors that name the key and the file.
   public init(contentsOf path: String) throws(MappingError) {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw MappingError(file: path, location: "", message: "cannot be read")
@@ -28,7 +30,8 @@ extension MappingModel {
           for f in rels.fields {
             let r = try JSONObjectReader(f.value, context: "\(rels.context).\(f.key)")
             try r.rejectUnknownKeys(allowed: ["mapping", "sources"])
-            mapping.relationships[f.key] = RelationshipMapping(mapping: try r.string("mapping"), sources: try r.string("sources"))
+            mapping.relationships[f.key] = RelationshipMapping(
+              mapping: try r.string("mapping"), sources: try r.string("sources"))
           }
         }
         for i in try m.objects("instances") {

@@ -35,7 +35,8 @@ public final class MigrationManager {
   /// An attribute of a source object, as it is after the current source commit.
   public func value(of source: SourceObject, _ attribute: String) throws -> Value? {
     guard let e = sourceModel.entity(source.entity), let a = e.attribute(named: attribute) else {
-      throw MigrationError("source entity \(sourceModel.entity(source.entity)?.name ?? "?") has no attribute '\(attribute)'")
+      throw MigrationError(
+        "source entity \(sourceModel.entity(source.entity)?.name ?? "?") has no attribute '\(attribute)'")
     }
     return try context.source.value(of: source.id, attribute: a.id)
   }
@@ -43,14 +44,17 @@ public final class MigrationManager {
   /// The source objects a relationship of a source object leads to.
   public func related(_ source: SourceObject, _ relationship: String) throws -> [SourceObject] {
     guard let e = sourceModel.entity(source.entity), let r = e.relationship(named: relationship) else {
-      throw MigrationError("source entity \(sourceModel.entity(source.entity)?.name ?? "?") has no relationship '\(relationship)'")
+      throw MigrationError(
+        "source entity \(sourceModel.entity(source.entity)?.name ?? "?") has no relationship '\(relationship)'")
     }
     return try context.source.related(to: source.id, relationship: r.id).compactMap { try context.sourceObject($0) }
   }
 
   // MARK: - Making destination objects (createDestinationInstances)
 
-  /// Makes a destination object of `entity` for the current source object. `key` names it
+  /// Makes a destination object of `entity` for the current source object.
+  ///
+  /// `key` names it
   /// stably (the same source and key always give the same object); by default drafts are
   /// keyed by creation order.
   public func insertDestination(_ entity: String, key: String? = nil) throws -> DestinationDraft {
@@ -93,6 +97,7 @@ public final class MigrationManager {
 
   /// What a mapping with no policy does: the filter, then one object (or one per
   /// `instances` entry whose `when` holds) with every attribute expression evaluated.
+  ///
   /// A required attribute whose expression gives no value takes its default, as a
   /// lightweight migration of an optional attribute made required with a default does.
   public func createDefaultDestinationInstances(for source: SourceObject, mapping m: CompiledEntityMapping) throws {
@@ -129,13 +134,17 @@ public final class MigrationManager {
 
   /// The destination objects `mapping` made from `sources`, in source order then key order.
   public func destinationInstances(mapping name: String, sources: [SourceObject]) throws -> [ObjectID] {
-    guard let m = mapping.mappings.first(where: { $0.name == name }) else { throw MigrationError("no entity mapping named '\(name)'") }
+    guard let m = mapping.mappings.first(where: { $0.name == name }) else {
+      throw MigrationError("no entity mapping named '\(name)'")
+    }
     return try sources.flatMap { try context.associations.destinations(mapping: m.index, source: $0.id).map(\.1) }
   }
 
   /// The source objects `mapping` made `destination` from.
   public func sourceInstances(mapping name: String, destination: ObjectID) throws -> [SourceObject] {
-    guard let m = mapping.mappings.first(where: { $0.name == name }) else { throw MigrationError("no entity mapping named '\(name)'") }
+    guard let m = mapping.mappings.first(where: { $0.name == name }) else {
+      throw MigrationError("no entity mapping named '\(name)'")
+    }
     guard let s = try context.associations.source(of: destination), s.mapping == m.index else { return [] }
     return try context.sourceObject(s.source).map { [$0] } ?? []
   }
@@ -147,7 +156,9 @@ public final class MigrationManager {
   public func setRelationship(_ object: ObjectID, _ relationship: String, to targets: [ObjectID]) throws {
     guard let e = try context.destination.object(object).flatMap({ destinationModel.entity($0.entity) }),
       let r = e.relationship(named: relationship)
-    else { throw MigrationError("no destination relationship '\(relationship)' on \(context.destination.display(object))") }
+    else {
+      throw MigrationError("no destination relationship '\(relationship)' on \(context.destination.display(object))")
+    }
     if r.isToMany {
       if try context.destination.related(object, r.id) != targets {
         try context.destination.setRelationship(object, relationship, to: targets)
@@ -160,7 +171,9 @@ public final class MigrationManager {
   /// What a mapping with no policy does: each relationship mapping's sources, through the
   /// mapping it names, become the destination relationship.
   public func createDefaultRelationships(for destination: ObjectID, mapping m: CompiledEntityMapping) throws {
-    guard let s = try context.associations.source(of: destination), try context.sourceObject(s.source) != nil else { return }
+    guard let s = try context.associations.source(of: destination), try context.sourceObject(s.source) != nil else {
+      return
+    }
     let variables: [String: QueryVariable<ObjectID>] = ["source": .object(s.source)]
     for (r, target, sourcesExpression, perObject) in m.relationships {
       let sources = try sourcesExpression.evaluateObjects(s.source, in: context.source, variables: variables)

@@ -33,7 +33,8 @@ public protocol MigrationPolicy: Sendable {
   var version: String { get }
   func begin(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws
   /// Makes the destination objects of one source object with ``MigrationManager/insertDestination(_:key:)``.
-  func createDestinationInstances(for source: SourceObject, mapping: CompiledEntityMapping, manager: MigrationManager) throws
+  func createDestinationInstances(for source: SourceObject, mapping: CompiledEntityMapping, manager: MigrationManager)
+    throws
   func endInstanceCreation(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws
   /// Sets the relationships of one destination object.
   func createRelationships(for destination: ObjectID, mapping: CompiledEntityMapping, manager: MigrationManager) throws
@@ -47,13 +48,17 @@ extension MigrationPolicy {
 
   public func begin(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws {}
 
-  public func createDestinationInstances(for source: SourceObject, mapping: CompiledEntityMapping, manager: MigrationManager) throws {
+  public func createDestinationInstances(
+    for source: SourceObject, mapping: CompiledEntityMapping, manager: MigrationManager
+  ) throws {
     try manager.createDefaultDestinationInstances(for: source, mapping: mapping)
   }
 
   public func endInstanceCreation(_ mapping: CompiledEntityMapping, manager: MigrationManager) throws {}
 
-  public func createRelationships(for destination: ObjectID, mapping: CompiledEntityMapping, manager: MigrationManager) throws {
+  public func createRelationships(for destination: ObjectID, mapping: CompiledEntityMapping, manager: MigrationManager)
+    throws
+  {
     try manager.createDefaultRelationships(for: destination, mapping: mapping)
   }
 

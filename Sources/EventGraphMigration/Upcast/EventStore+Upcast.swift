@@ -5,7 +5,9 @@ import LMDB
 extension EventStore {
   /// Upcasts the store at `path` to `model`: replays its log through `mapping` (inferred
   /// when `nil`) into a log of the new version, then makes that version active in one
-  /// atomic step. The old log stays, so ``rollback(at:to:)`` can switch back.
+  /// atomic step.
+  ///
+  /// The old log stays, so ``rollback(at:to:)`` can switch back.
   ///
   /// An interrupted upcast (a crash, a kill) resumes from its last checkpoint when run again
   /// with the same mapping, and ends with the same bytes as an uninterrupted one.
@@ -24,7 +26,8 @@ extension EventStore {
   ///   its old version.
   public static func upcast(
     at path: String, to model: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(),
-    mappingFile: String = "mapping", dryRun: Bool = false, batchEvents: Int? = nil, discardingNewerCommits: Bool = false,
+    mappingFile: String = "mapping", dryRun: Bool = false, batchEvents: Int? = nil,
+    discardingNewerCommits: Bool = false,
     progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     try upcast(
@@ -52,7 +55,9 @@ extension EventStore {
   ) throws -> (report: UpcastReport, sample: [String]) {
     guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
     if dryRun {
-      let copy = FileManager.default.temporaryDirectory.appendingPathComponent("eventgraph-dry-run-\(UUID().uuidString)").path
+      let copy = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "eventgraph-dry-run-\(UUID().uuidString)"
+      ).path
       try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
       defer { try? FileManager.default.removeItem(atPath: copy) }
       try EventStore(path: path, options: StoreOptions(readOnly: true)).env.copy(to: copy)
@@ -78,8 +83,11 @@ extension EventStore {
     var from = store.model
     for next in models {
       let index = mappings.firstIndex { $0.source == from.version }
-      let file = index.flatMap { $0 < mappingFiles.count ? mappingFiles[$0] : nil } ?? "inferred mapping v\(from.version)-v\(next.version)"
-      chain.append(try CompiledMapping(index.map { mappings[$0] }, from: from, to: next, policies: policies, file: file))
+      let file =
+        index.flatMap { $0 < mappingFiles.count ? mappingFiles[$0] : nil }
+        ?? "inferred mapping v\(from.version)-v\(next.version)"
+      chain.append(
+        try CompiledMapping(index.map { mappings[$0] }, from: from, to: next, policies: policies, file: file))
       from = next
     }
     for (i, m) in mappings.enumerated() where !chain.contains(where: { $0.sourceModel.version == m.source }) {
@@ -105,7 +113,9 @@ extension EventStore {
     let meta = store.dbs.meta
     return try store.env.write { transaction in
       let txn = transaction.handle  // a copyable reference, for the local functions below
-      func text(_ key: String) throws -> String? { try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) } }
+      func text(_ key: String) throws -> String? {
+        try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) }
+      }
       func end(of v: Int) throws -> UInt64 {
         guard let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false) else { return 0 }
         let c = try txn.cursor(log)
@@ -134,7 +144,8 @@ extension EventStore {
         let now = try end(of: active)
         guard recorded == now else {
           throw MigrationError(
-            "version \(target) is stale: version \(active)'s log has moved on to sequence \(now) since it was made; upcast again")
+            "version \(target) is stale: version \(active)'s log has moved on to sequence \(now) since it was made; upcast again"
+          )
         }
       }
       if try txn.contains(meta, key: keys.checkpoint) {

@@ -20,9 +20,9 @@ struct SourceGraph: QueryObjectSource {
 /// stored in LMDB both ways, so memory stays bounded however long the log.
 struct Associations {
   let txn: WriteHandle
-  /// mapping u16 · source u64 · key bytes → destination u64
+  /// mapping u16 · source u64 · key bytes → destination u64.
   let forward: Database
-  /// destination u64 → mapping u16 · source u64 · key bytes
+  /// destination u64 → mapping u16 · source u64 · key bytes.
   let reverse: Database
 
   static func prefix(_ mapping: Int, _ source: ObjectID) -> [UInt8] {

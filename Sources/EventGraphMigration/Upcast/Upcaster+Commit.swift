@@ -9,7 +9,8 @@ extension Upcaster {
   func runBatch(into report: inout UpcastReport) throws -> Bool {
     let txn = try env.beginWrite()
     let meta = sourceDBs.meta
-    guard let cp = try txn.get(meta, key: keys.checkpoint), let checkpoint = cp.withUnsafeBytes({ BigEndianKey.decode($0) }),
+    guard let cp = try txn.get(meta, key: keys.checkpoint),
+      let checkpoint = cp.withUnsafeBytes({ BigEndianKey.decode($0) }),
       let nx = try txn.get(meta, key: keys.nextID), var nextID = nx.withUnsafeBytes({ BigEndianKey.decode($0) })
     else { throw MigrationError("the upcast's checkpoint is missing") }
     // Another writer may have added source objects since the upcast started (it writes
@@ -111,7 +112,9 @@ extension Upcaster {
     let manager = MigrationManager(context: context, mapping: mapping)
     let active = mapping.mappings.filter { $0.source != nil && $0.destination != nil }
     func policy(_ m: CompiledEntityMapping) -> any MigrationPolicy { m.policy ?? DefaultPolicy() }
-    func step<T>(_ name: String, _ m: CompiledEntityMapping, _ object: ObjectID? = nil, _ body: () throws -> T) throws -> T {
+    func step<T>(_ name: String, _ m: CompiledEntityMapping, _ object: ObjectID? = nil, _ body: () throws -> T) throws
+      -> T
+    {
       onStage?("\(name) \(m.name)")
       do {
         return try body()
@@ -134,7 +137,8 @@ extension Upcaster {
         manager.draftSource = source
         let alive = try sourceProjector.state(s) != nil
         if alive {
-          let passes = try m.filter.map { try $0.evaluate(s, in: context.source, variables: ["source": .object(s)]) } ?? true
+          let passes =
+            try m.filter.map { try $0.evaluate(s, in: context.source, variables: ["source": .object(s)]) } ?? true
           if passes {
             try step("createDestinationInstances", m, s) {
               try policy(m).createDestinationInstances(for: source, mapping: m, manager: manager)
@@ -155,19 +159,24 @@ extension Upcaster {
       for s in affected {
         guard let state = try sourceProjector.state(s), mapping.applies(m, to: state.entity) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
-          try step("createRelationships", m, s) { try policy(m).createRelationships(for: d, mapping: m, manager: manager) }
+          try step("createRelationships", m, s) {
+            try policy(m).createRelationships(for: d, mapping: m, manager: manager)
+          }
         }
       }
     }
     for m in active {
       try step("endRelationshipCreation", m) { try policy(m).endRelationshipCreation(m, manager: manager) }
     }
-    for m in active { try step("performCustomValidation", m) { try policy(m).performCustomValidation(m, manager: manager) } }
+    for m in active {
+      try step("performCustomValidation", m) { try policy(m).performCustomValidation(m, manager: manager) }
+    }
     for m in active { try step("end", m) { try policy(m).end(m, manager: manager) } }
     do {
       return (try tx.finish(), tx.events)
     } catch {
-      throw MigrationError("source commit \(c.number) (sequence \(c.firstSequence)): the destination commit is invalid: \(error)")
+      throw MigrationError(
+        "source commit \(c.number) (sequence \(c.firstSequence)): the destination commit is invalid: \(error)")
     }
   }
 
@@ -245,7 +254,8 @@ extension Upcaster {
         nextID += 1
       }
       tx.nextIdentities = [id]
-      let d = try tx.insert(draft.entity.name, defaultsExcept: Set(draft.values.compactMap { $0.1 == nil ? nil : $0.0.name }))
+      let d = try tx.insert(
+        draft.entity.name, defaultsExcept: Set(draft.values.compactMap { $0.1 == nil ? nil : $0.0.name }))
       for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
       try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
     }

@@ -29,7 +29,9 @@ public struct UpcastReport: Sendable {
 /// one.
 final class Upcaster {
   /// One step of a chain (v1→v2, v2→v3, …): where it reads its source state and where it
-  /// writes. Only the last step writes a log; the others keep their output as scratch
+  /// writes.
+  ///
+  /// Only the last step writes a log; the others keep their output as scratch
   /// projections that the next step reads, so an intermediate version is never a log.
   struct Stage {
     let mapping: CompiledMapping
@@ -66,23 +68,29 @@ final class Upcaster {
   }
 
   init(store: EventStore, chain: [CompiledMapping]) throws {
-    guard let firstStep = chain.first, let lastStep = chain.last else { throw MigrationError("an upcast needs a mapping") }
+    guard let firstStep = chain.first, let lastStep = chain.last else {
+      throw MigrationError("an upcast needs a mapping")
+    }
     self.store = store
     self.env = store.env
     let keys = UpcastKeys(version: lastStep.destinationModel.version)
     self.keys = keys
     guard store.model.version == firstStep.sourceModel.version else {
-      throw MigrationError("the store is at version \(store.model.version), the mapping starts at \(firstStep.sourceModel.version)")
+      throw MigrationError(
+        "the store is at version \(store.model.version), the mapping starts at \(firstStep.sourceModel.version)")
     }
     for (a, b) in zip(chain, chain.dropFirst()) where a.destinationModel.version != b.sourceModel.version {
-      throw MigrationError("the chain is broken: a step ends at version \(a.destinationModel.version), the next starts at \(b.sourceModel.version)")
+      throw MigrationError(
+        "the chain is broken: a step ends at version \(a.destinationModel.version), the next starts at \(b.sourceModel.version)"
+      )
     }
     guard let s = try StoreDatabases.open(env, version: firstStep.sourceModel.version, create: false) else {
       throw MigrationError("cannot open the store's version \(firstStep.sourceModel.version)")
     }
     self.sourceDBs = s
     var stages: [Stage] = []
-    var input = try StoreDatabases.open(env, version: firstStep.sourceModel.version, prefix: keys.scratchPrefix, create: true)
+    var input = try StoreDatabases.open(
+      env, version: firstStep.sourceModel.version, prefix: keys.scratchPrefix, create: true)
     for (i, m) in chain.enumerated() {
       let isFinal = i == chain.count - 1
       let output =
@@ -105,9 +113,12 @@ final class Upcaster {
       let mapping = stage.mapping
       parts.append(mapping.destinationModel.json.serialized())
       for m in mapping.mappings {
-        var p = "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")|\(m.policy?.version ?? "")"
+        var p =
+          "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")|\(m.policy?.version ?? "")"
         p += m.attributes.map { "|\($0.0.name)=\($0.1)" }.joined()
-        for i in m.instances { p += "|[\(i.key) \(i.when?.description ?? "")" + i.attributes.map { " \($0.0.name)=\($0.1)" }.joined() + "]" }
+        for i in m.instances {
+          p += "|[\(i.key) \(i.when?.description ?? "")" + i.attributes.map { " \($0.0.name)=\($0.1)" }.joined() + "]"
+        }
         p += m.relationships.map { "|\($0.0.name)<-\($0.target):\($0.sources)" }.joined()
         parts.append(p)
       }
@@ -167,12 +178,15 @@ final class Upcaster {
         return (e.name, n)
       }
     }
-    report.seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+    report.seconds =
+      Double((ContinuousClock.now - start).components.attoseconds) / 1e18
       + Double((ContinuousClock.now - start).components.seconds)
     return report
   }
 
-  /// Starts afresh, or finds the checkpoint of an interrupted run. Returns whether it resumes.
+  /// Starts afresh, or finds the checkpoint of an interrupted run.
+  ///
+  /// Returns whether it resumes.
   private func prepare() throws -> Bool {
     try env.write { txn in
       let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID()
@@ -190,10 +204,13 @@ final class Upcaster {
       let output = stages[stages.count - 1].output
       let c = try txn.cursor(output.log)
       if try c.last() {
-        let tail = try c.withCurrent { k, v in try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)") }
+        let tail = try c.withCurrent { k, v in
+          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+        }
         if tail.metadata.sourceCommit == nil && !discardsNewerCommits {
           throw MigrationError(
-            "version \(self.last.destinationModel.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)")
+            "version \(self.last.destinationModel.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)"
+          )
         }
       }
       // Fresh: every step's output, scratch state and associations start empty.

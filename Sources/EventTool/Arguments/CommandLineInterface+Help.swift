@@ -97,6 +97,7 @@ extension CommandLineInterface {
   }
 
   /// Two columns, indented by 2: labels, then wrapped help aligned after the widest label.
+  ///
   /// A label too wide for the column gets its help on the next line.
   private func table(_ rows: [(label: String, help: String)], labelWidth width: Int) -> [String] {
     let helpColumn = 2 + width + 2
@@ -116,7 +117,9 @@ extension CommandLineInterface {
   }
 
   /// `text` broken into lines of at most `width` characters at spaces; the first line
-  /// keeps its own indentation, the others are indented by `hangingIndent`. A word
+  /// keeps its own indentation, the others are indented by `hangingIndent`.
+  ///
+  /// A word
   /// longer than a line stands alone.
   func wrap(_ text: String, width: Int = helpWidth, hangingIndent: Int) -> [String] {
     guard text.count > width else { return [text] }

@@ -24,7 +24,9 @@ public struct CommandSpec: Sendable, Hashable {
   public var discussion: String?
   /// The positional arguments in order; optional ones come last.
   public var positionals: [PositionalSpec]
-  /// The options, in the order help lists them. `-h`/`--help` is implicit.
+  /// The options, in the order help lists them.
+  ///
+  /// `-h`/`--help` is implicit.
   public var options: [OptionSpec]
   /// Complete command lines as a user types them, starting with the tool's name.
   public var examples: [String]
@@ -69,7 +71,9 @@ public struct OptionSpec: Sendable, Hashable {
   /// The placeholder of the value (`N`), or nil for a flag.
   public var valueName: String?
   public var help: String
-  /// Whether the option may be given more than once (`--set A=B --set C=D`). Values that
+  /// Whether the option may be given more than once (`--set A=B --set C=D`).
+  ///
+  /// Values that
   /// are comma-separated lists are left to the command to split.
   public var isRepeatable: Bool
   /// Whether the command cannot run without it.

@@ -8,7 +8,9 @@ public struct ParsedArguments: Sendable, Hashable {
   private let positionals: [String: String]
   private let optionValues: [String: [String]]
   private let flags: Set<String>
-  /// Whether `-h` or `--help` appeared (before any `--`). When it did, nothing else was
+  /// Whether `-h` or `--help` appeared (before any `--`).
+  ///
+  /// When it did, nothing else was
   /// checked: the caller shows help and exits.
   public let helpRequested: Bool
 
@@ -28,7 +30,9 @@ public struct ParsedArguments: Sendable, Hashable {
     positionals[name]
   }
 
-  /// The value of option `option` (`"batch"`), or nil when it was not given. For a
+  /// The value of option `option` (`"batch"`), or nil when it was not given.
+  ///
+  /// For a
   /// repeatable option, the last value.
   public func value(_ option: String) -> String? {
     optionValues[option]?.last

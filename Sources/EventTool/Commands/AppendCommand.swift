@@ -28,13 +28,17 @@ struct AppendCommand: ToolCommand {
       }
       var fields = [
         JSONField("commits", .array(commits)),
-        JSONField("placeholders", .object(result.placeholders.map { JSONField($0.name, .string(store.model.display($0.id, in: store))) })),
+        JSONField(
+          "placeholders",
+          .object(result.placeholders.map { JSONField($0.name, .string(store.model.display($0.id, in: store))) })),
       ]
       if let f = result.failure { fields.append(JSONField("error", .string(f.description))) }
       io.print(JSON.object(fields).serialized())
     } else {
       for c in result.commits {
-        io.print(c.commit.map { "commit '\(c.label)': sequences \($0.firstSequence)...\($0.lastSequence)" } ?? "commit '\(c.label)': no change")
+        io.print(
+          c.commit.map { "commit '\(c.label)': sequences \($0.firstSequence)...\($0.lastSequence)" }
+            ?? "commit '\(c.label)': no change")
       }
       for (name, id) in result.placeholders { io.print("\(name) = \(store.model.display(id, in: store))") }
     }

@@ -18,8 +18,11 @@ struct CloneCommand: ToolCommand {
     options: [
       OptionSpec("deep", valueName: "REL,...", help: "Copy the targets of these relationships.", isRepeatable: true),
       OptionSpec("reference", valueName: "REL,...", help: "Link the copies to the same targets.", isRepeatable: true),
-      OptionSpec("skip", valueName: "REL,...", help: "Leave these relationships empty in the copies.", isRepeatable: true),
-      OptionSpec("set", valueName: "ATTR=EXPR", help: "Compute an attribute of the copies with an expression.", isRepeatable: true),
+      OptionSpec(
+        "skip", valueName: "REL,...", help: "Leave these relationships empty in the copies.", isRepeatable: true),
+      OptionSpec(
+        "set", valueName: "ATTR=EXPR", help: "Compute an attribute of the copies with an expression.",
+        isRepeatable: true),
       OptionSpec("at", valueName: "SEQ", help: "Copy the subgraph as it was after event SEQ."),
       OptionSpec("into", valueName: "STORE2", help: "Write the copy into another store with the same model."),
       OptionSpec("json", help: "Print the new root and the map from old to new identities as JSON."),
@@ -60,7 +63,9 @@ struct CloneCommand: ToolCommand {
     let written = target ?? store
     func name(_ id: ObjectID, _ s: EventStore) -> String { (try? s.read { $0.display(id) }) ?? "#\(id.rawValue)" }
     if a.flag("json") {
-      let pairs = result.identities.sorted { $0.key < $1.key }.map { JSONField(name($0.key, store), .string(name($0.value, written))) }
+      let pairs = result.identities.sorted { $0.key < $1.key }.map {
+        JSONField(name($0.key, store), .string(name($0.value, written)))
+      }
       io.print(
         JSON.object([
           JSONField("root", .string(name(result.root, written))), JSONField("objects", .int(Int64(result.count))),
@@ -68,14 +73,17 @@ struct CloneCommand: ToolCommand {
         ]).serialized())
     } else {
       io.print(name(result.root, written))
-      io.printError("copied \(result.count) object(s) in commit \(result.commit.number) (sequences \(result.commit.firstSequence)...\(result.commit.lastSequence))")
+      io.printError(
+        "copied \(result.count) object(s) in commit \(result.commit.number) (sequences \(result.commit.firstSequence)...\(result.commit.lastSequence))"
+      )
     }
   }
 }
 
 struct SnapshotCommand: ToolCommand {
   let spec = CommandSpec(
-    name: "snapshot", abstract: "Write a new standalone store: the whole store or one subgraph, now or as of a sequence.",
+    name: "snapshot",
+    abstract: "Write a new standalone store: the whole store or one subgraph, now or as of a sequence.",
     discussion: """
       Identities are kept. Without --with-history the snapshot is one commit holding the state (for the whole \
       store: a compaction of a long log); with it, the subgraph's events are replayed commit by commit, \
@@ -101,6 +109,8 @@ struct SnapshotCommand: ToolCommand {
     if io.isTerminal { io.writeErr("writing snapshot…") }
     let r = try store.snapshot(root: root, asOf: at, to: out, withHistory: a.flag("with-history"))
     if io.isTerminal { io.writeErr("\r\u{1B}[K") }
-    io.print("wrote \(r.path): \(r.objects) objects, \(r.commits) commit(s), \(r.events) events (source at sequence \(r.sourceSequence))")
+    io.print(
+      "wrote \(r.path): \(r.objects) objects, \(r.commits) commit(s), \(r.events) events (source at sequence \(r.sourceSequence))"
+    )
   }
 }

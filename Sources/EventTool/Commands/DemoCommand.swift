@@ -11,12 +11,18 @@ struct DemoCommand: ToolCommand {
       and forward; then the second seed: a company with ordered employees and its deep copy. Every step \
       is printed as the eventtool command that does it, followed by its output.
       """,
-    positionals: [PositionalSpec("DIR", help: "A directory to work in (must not exist or be empty); a temporary one by default.", isOptional: true)],
+    positionals: [
+      PositionalSpec(
+        "DIR", help: "A directory to work in (must not exist or be empty); a temporary one by default.",
+        isOptional: true)
+    ],
     examples: ["eventtool demo", "eventtool demo /tmp/eventgraph-demo"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let fm = FileManager.default
-    let dir = a.positional("DIR") ?? fm.temporaryDirectory.appendingPathComponent("eventgraph-demo-\(UUID().uuidString.prefix(8))").path
+    let dir =
+      a.positional("DIR")
+      ?? fm.temporaryDirectory.appendingPathComponent("eventgraph-demo-\(UUID().uuidString.prefix(8))").path
     if fm.fileExists(atPath: dir), !((try? fm.contentsOfDirectory(atPath: dir))?.isEmpty ?? false) {
       throw ToolError.failed("\(dir) is not empty: the demo needs a fresh directory")
     }
@@ -48,9 +54,16 @@ struct DemoCommand: ToolCommand {
     try demo.write("AddressBook.v2.model.json", DemoFiles.addressBookV2)
     try demo.write("AddressBook.v1-v2.mapping.json", DemoFiles.mapping)
     io.print(DemoFiles.mapping)
-    try demo.run(["upcast", store, "--model", dir + "/AddressBook.v2.model.json", "--mapping", dir + "/AddressBook.v1-v2.mapping.json", "--dry-run"])
-    try demo.run(["upcast", store, "--model", dir + "/AddressBook.v2.model.json", "--mapping", dir + "/AddressBook.v1-v2.mapping.json"])
-    demo.step("8. The PhoneBook list, printed the way the seed's post printed it (each phone's addressBook is its inverse):")
+    try demo.run([
+      "upcast", store, "--model", dir + "/AddressBook.v2.model.json", "--mapping",
+      dir + "/AddressBook.v1-v2.mapping.json", "--dry-run",
+    ])
+    try demo.run([
+      "upcast", store, "--model", dir + "/AddressBook.v2.model.json", "--mapping",
+      dir + "/AddressBook.v1-v2.mapping.json",
+    ])
+    demo.step(
+      "8. The PhoneBook list, printed the way the seed's post printed it (each phone's addressBook is its inverse):")
     try demo.run(["export", store, "--entity", "PhoneBook"])
     for line in try DemoRunner.phoneList(store) { io.print(line) }
     demo.step("9. History survives the version bump: 一寸法師's commits, as v2 events (each from its v1 commit).")
@@ -69,7 +82,9 @@ struct DemoCommand: ToolCommand {
     try demo.run(["init", company, "--model", dir + "/Company.model.json"])
     io.print(DemoFiles.company)
     try demo.run(["import", company, dir + "/company.jsonl"])
-    demo.step("12. Its deep copy, by replaying the subgraph with fresh identities: employees copied in order, managers re-pointed inside the copy, the department referenced, not copied.")
+    demo.step(
+      "12. Its deep copy, by replaying the subgraph with fresh identities: employees copied in order, managers re-pointed inside the copy, the department referenced, not copied."
+    )
     try demo.run(["clone", company, "Company/1", "--set", "Company.name=concat(name, ' (copy)')", "--json"])
     for line in try DemoRunner.companies(company) { io.print(line) }
     try demo.run(["verify", company])
@@ -105,7 +120,8 @@ struct DemoRunner {
   static func shellQuoted(_ a: String) -> String {
     guard a.contains(where: { " '\"$()".contains($0) }) else { return a }
     if !a.contains("'") { return "'\(a)'" }
-    return "\"" + a.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    return "\""
+      + a.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
       .replacingOccurrences(of: "$", with: "\\$") + "\""
   }
 

@@ -5,7 +5,8 @@ import LMDB
 
 struct DiagramCommand: ToolCommand {
   let spec = CommandSpec(
-    name: "diagram", abstract: "Write a Graphviz DOT diagram of a model, or of two versions and the mapping between them.",
+    name: "diagram",
+    abstract: "Write a Graphviz DOT diagram of a model, or of two versions and the mapping between them.",
     discussion: """
       Entities with their attributes; relationships with their inverses, to-many arity and delete rules. With \
       --mapping, both versions side by side and an edge per entity mapping (inferred ones dashed). The other \

@@ -14,7 +14,9 @@ struct FetchCommand: ToolCommand {
     ],
     options: [
       OptionSpec("where", valueName: "PREDICATE", help: "Only objects for which the predicate holds."),
-      OptionSpec("sort", valueName: "KEY", help: "Sort by an attribute: 'name', 'name desc' or '-name'. Repeatable.", isRepeatable: true),
+      OptionSpec(
+        "sort", valueName: "KEY", help: "Sort by an attribute: 'name', 'name desc' or '-name'. Repeatable.",
+        isRepeatable: true),
       OptionSpec("limit", valueName: "N", help: "At most N objects."),
       OptionSpec("offset", valueName: "N", help: "Skip the first N objects."),
       OptionSpec("json", help: "Print each object as its export line."),
@@ -54,7 +56,9 @@ struct FetchCommand: ToolCommand {
         }
       }
       if !a.flag("json") {
-        io.printError("\(result.objects.count) object(s); " + (result.index.map { "index on \($0)" } ?? "scan") + ", \(result.examined) examined")
+        io.printError(
+          "\(result.objects.count) object(s); " + (result.index.map { "index on \($0)" } ?? "scan")
+            + ", \(result.examined) examined")
       }
     }
   }

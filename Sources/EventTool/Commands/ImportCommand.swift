@@ -22,6 +22,8 @@ struct ImportCommand: ToolCommand {
     let bytes = try io.read(try a.required("FILE"))
     let result = try store.importObjects(bytes, batch: batch)
     let seqs = result.commits.map { "\($0.firstSequence)...\($0.lastSequence)" }.joined(separator: ", ")
-    io.print("imported \(result.objects) objects in \(result.commits.count) commit(s)" + (seqs.isEmpty ? "" : " (sequences \(seqs))"))
+    io.print(
+      "imported \(result.objects) objects in \(result.commits.count) commit(s)"
+        + (seqs.isEmpty ? "" : " (sequences \(seqs))"))
   }
 }

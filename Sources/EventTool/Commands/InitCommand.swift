@@ -12,6 +12,8 @@ struct InitCommand: ToolCommand {
     let path = try a.required("STORE")
     let model = try Model(contentsOf: a.value("model") ?? "")
     let store = try EventStore.create(at: path, model: model)
-    io.print("created \(path): model \(model.name) v\(model.version), \(model.entities.count) entities, store \(store.storeID)")
+    io.print(
+      "created \(path): model \(model.name) v\(model.version), \(model.entities.count) entities, store \(store.storeID)"
+    )
   }
 }

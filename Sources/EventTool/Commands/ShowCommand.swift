@@ -23,7 +23,9 @@ struct ShowCommand: ToolCommand {
         let end = try s.logEnd().sequence
         guard at <= end else { throw StoreError.sequenceBeyondLog(at, last: end) }
         let id = try LogCommand.identity(text, in: s)
-        guard let v = try s.object(id, asOf: at) else { throw ToolError.failed("\(text) did not exist after event \(at)") }
+        guard let v = try s.object(id, asOf: at) else {
+          throw ToolError.failed("\(text) did not exist after event \(at)")
+        }
         record = try s.exportRecord(v)
       } else {
         record = try s.record(try s.resolve(text))
@@ -35,7 +37,8 @@ struct ShowCommand: ToolCommand {
       io.print("\(record.id)" + (at.map { "  (as of event \($0))" } ?? ""))
       for (name, value) in record.attributes { io.print("  \(name) = \(value.displayText)") }
       for r in record.relationships {
-        io.print("  \(r.name) -> " + (r.toMany ? "[" + r.targets.joined(separator: ", ") + "]" : r.targets.first ?? "nil"))
+        io.print(
+          "  \(r.name) -> " + (r.toMany ? "[" + r.targets.joined(separator: ", ") + "]" : r.targets.first ?? "nil"))
       }
     }
   }

@@ -18,7 +18,12 @@ struct StatsCommand: ToolCommand {
           JSONField("objects", .object(st.objectsPerEntity.map { JSONField($0.entity, .int(Int64($0.count))) })),
           JSONField(
             "databases",
-            .object(st.databases.map { JSONField($0.name, .object([JSONField("entries", .int(Int64($0.entries))), JSONField("pages", .int(Int64($0.pages)))])) })),
+            .object(
+              st.databases.map {
+                JSONField(
+                  $0.name,
+                  .object([JSONField("entries", .int(Int64($0.entries))), JSONField("pages", .int(Int64($0.pages)))]))
+              })),
           JSONField("mapSize", .int(Int64(st.mapSize))), JSONField("fileSize", .int(Int64(st.fileSize))),
         ]).serialized())
       return

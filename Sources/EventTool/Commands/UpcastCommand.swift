@@ -16,7 +16,8 @@ struct UpcastCommand: ToolCommand {
     options: [
       OptionSpec(
         "model", valueName: "FILE",
-        help: "The new model (*.model.json), with a greater version. Repeat to go through several versions in one pass.",
+        help:
+          "The new model (*.model.json), with a greater version. Repeat to go through several versions in one pass.",
         isRepeatable: true, isRequired: true),
       OptionSpec(
         "mapping", valueName: "FILE",
@@ -50,7 +51,9 @@ struct UpcastCommand: ToolCommand {
       at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, dryRun: dryRun,
       batchEvents: batch, discardingNewerCommits: a.flag("discard-newer"), progress: { bar.update($0) })
     bar.finish()
-    io.print((dryRun ? "dry run (nothing written): " : "") + "upcast v\(report.sourceVersion) -> v\(report.destinationVersion)" + (report.resumed ? " (resumed)" : ""))
+    io.print(
+      (dryRun ? "dry run (nothing written): " : "") + "upcast v\(report.sourceVersion) -> v\(report.destinationVersion)"
+        + (report.resumed ? " (resumed)" : ""))
     io.print("  read     \(report.commitsRead) commits, \(report.eventsRead) events")
     io.print("  wrote    \(report.commitsWritten) commits, \(report.eventsWritten) events")
     for (e, n) in report.objectsPerEntity { io.print("  objects  \(e): \(n)") }
@@ -67,7 +70,8 @@ struct UpcastCommand: ToolCommand {
 struct RollbackCommand: ToolCommand {
   let spec = CommandSpec(
     name: "rollback", abstract: "Switch the store back to the version it was upcast from (or forward again).",
-    discussion: "Logs are never deleted by an upcast, so switching is one atomic step. --to goes forward again after a rollback, as long as the older log has not moved on.",
+    discussion:
+      "Logs are never deleted by an upcast, so switching is one atomic step. --to goes forward again after a rollback, as long as the older log has not moved on.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     options: [OptionSpec("to", valueName: "VERSION", help: "The version to make active.")],
     examples: ["eventtool rollback book.store", "eventtool rollback book.store --to 2"])

@@ -3,7 +3,8 @@ import EventGraph
 struct VerifyCommand: ToolCommand {
   let spec = CommandSpec(
     name: "verify", abstract: "Check every commit's checksum and that replaying the log gives the stored state.",
-    discussion: "Changes nothing. Exit status 1 when a problem is found; each problem names its log sequence or database key.",
+    discussion:
+      "Changes nothing. Exit status 1 when a problem is found; each problem names its log sequence or database key.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     examples: ["eventtool verify book.store"])
 
