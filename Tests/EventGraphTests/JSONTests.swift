@@ -527,11 +527,11 @@ struct JSONObjectReaderTests {
 
   @Test("measures edit distance with transpositions")
   func editDistance() {
-    #expect(JSONObjectReader.editDistance(Array("optinal"), Array("optional")) == 1)
-    #expect(JSONObjectReader.editDistance(Array("nmae"), Array("name")) == 1)
-    #expect(JSONObjectReader.editDistance(Array(""), Array("abc")) == 3)
-    #expect(JSONObjectReader.editDistance(Array("kitten"), Array("sitting")) == 3)
-    #expect(JSONObjectReader.nearest(to: "tpye", among: ["type", "name"]) == "type")
-    #expect(JSONObjectReader.nearest(to: "to", among: ["at"]) == nil)
+    #expect(Spelling.distance(Array("optinal"), Array("optional")) == 1)
+    #expect(Spelling.distance(Array("nmae"), Array("name")) == 1)
+    #expect(Spelling.distance(Array(""), Array("abc")) == 3)
+    #expect(Spelling.distance(Array("kitten"), Array("sitting")) == 3)
+    #expect(Spelling.nearest(to: "tpye", among: ["type", "name"]) == "type")
+    #expect(Spelling.nearest(to: "to", among: ["at"]) == nil)
   }
 }

@@ -1,3 +1,4 @@
+import EventGraph
 import Foundation
 import Testing
 
@@ -229,15 +230,15 @@ struct CommandLineParsingTests {
 
   @Test("suggests the nearest command or option within two edits, transpositions included")
   func suggestions() {
-    #expect(SpellingSuggestion.nearest(to: "imoprt", among: ["import", "export"]) == "import")
-    #expect(SpellingSuggestion.nearest(to: "exprot", among: ["import", "export"]) == "export")
-    #expect(SpellingSuggestion.nearest(to: "--bacth", among: ["--batch", "--json"]) == "--batch")
-    #expect(SpellingSuggestion.nearest(to: "snapshto", among: ["snapshot", "stats"]) == "snapshot")
-    #expect(SpellingSuggestion.nearest(to: "verfy", among: ["very", "verify"]) == "verify")
-    #expect(SpellingSuggestion.nearest(to: "zzz", among: ["import"]) == nil)
-    #expect(SpellingSuggestion.nearest(to: "to", among: ["at"]) == nil)
-    #expect(SpellingSuggestion.distance(Array("ca"), Array("abc")) == 3)
-    #expect(SpellingSuggestion.distance(Array("abcd"), Array("acbd")) == 1)
+    #expect(Spelling.nearest(to: "imoprt", among: ["import", "export"]) == "import")
+    #expect(Spelling.nearest(to: "exprot", among: ["import", "export"]) == "export")
+    #expect(Spelling.nearest(to: "--bacth", among: ["--batch", "--json"]) == "--batch")
+    #expect(Spelling.nearest(to: "snapshto", among: ["snapshot", "stats"]) == "snapshot")
+    #expect(Spelling.nearest(to: "verfy", among: ["very", "verify"]) == "verify")
+    #expect(Spelling.nearest(to: "zzz", among: ["import"]) == nil)
+    #expect(Spelling.nearest(to: "to", among: ["at"]) == nil)
+    #expect(Spelling.distance(Array("ca"), Array("abc")) == 3)
+    #expect(Spelling.distance(Array("abcd"), Array("acbd")) == 1)
   }
 
   @Test("reports an error with the command and where to find its usage")

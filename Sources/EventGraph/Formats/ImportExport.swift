@@ -193,29 +193,11 @@ struct ImportPlan {
   }
 
   static func unknown(_ e: Entity, _ name: String) -> String {
-    let near = e.properties.map(\.name).min { editDistance($0, name) < editDistance($1, name) }
-    if let near, editDistance(near, name) <= 2 {
+    if let near = Spelling.nearest(to: name, among: e.properties.map(\.name)) {
       return "\(e.name) has no property '\(name)' (did you mean '\(near)'?)"
     }
     return "\(e.name) has no property '\(name)'"
   }
-}
-
-/// Levenshtein distance, for "did you mean" suggestions.
-func editDistance(_ a: String, _ b: String) -> Int {
-  let x = Array(a)
-  let y = Array(b)
-  if x.isEmpty { return y.count }
-  if y.isEmpty { return x.count }
-  var previous = Array(0...y.count)
-  for i in 1...x.count {
-    var current = [i] + [Int](repeating: 0, count: y.count)
-    for j in 1...y.count {
-      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[y.count]
 }
 
 extension Snapshot {

@@ -164,48 +164,11 @@ public struct JSONObjectReader: Sendable {
   public func rejectUnknownKeys(allowed: Set<String>) throws(JSONReadError) {
     for field in fields where !allowed.contains(field.key) {
       var message = "unknown key '\(field.key)'"
-      if let suggestion = Self.nearest(to: field.key, among: allowed) {
+      if let suggestion = Spelling.nearest(to: field.key, among: allowed) {
         message += " (did you mean '\(suggestion)'?)"
       }
       throw error(message)
     }
-  }
-
-  /// The candidate within edit distance 2 of `word` (and closer than its own length, so
-  /// short words are not "corrected" into unrelated ones), nearest first, then by name.
-  static func nearest(to word: String, among candidates: some Collection<String>) -> String? {
-    let typed = Array(word)
-    var best: (distance: Int, name: String)?
-    for candidate in candidates {
-      let distance = editDistance(typed, Array(candidate))
-      guard distance <= 2, distance < max(typed.count, candidate.count) else { continue }
-      if let current = best, (current.distance, current.name) <= (distance, candidate) { continue }
-      best = (distance, candidate)
-    }
-    return best?.name
-  }
-
-  /// The optimal-string-alignment form of the Damerau–Levenshtein distance: insertions,
-  /// deletions, substitutions and transpositions of neighbours each cost 1.
-  static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var beforePrevious = [Int](repeating: 0, count: b.count + 1)
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-      current[0] = i
-      for j in 1...b.count {
-        let cost = a[i - 1] == b[j - 1] ? 0 : 1
-        var distance = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-          distance = min(distance, beforePrevious[j - 2] + 1)
-        }
-        current[j] = distance
-      }
-      (beforePrevious, previous, current) = (previous, current, beforePrevious)
-    }
-    return previous[b.count]
   }
 
   // MARK: - Helpers

@@ -1,3 +1,5 @@
+import EventGraph
+
 /// A tool with subcommands, parsed and documented from their ``CommandSpec``s.
 ///
 /// Help is itself a command. The interface adds a `help [COMMAND]` command to the ones
@@ -185,13 +187,13 @@ public struct CommandLineInterface: Sendable {
   private func unknownCommand(_ name: String) -> ArgumentError {
     ArgumentError(
       .unknownCommand, command: nil, subject: name,
-      suggestion: SpellingSuggestion.nearest(to: name, among: commands.map(\.name)),
+      suggestion: Spelling.nearest(to: name, among: commands.map(\.name)),
       message: "unknown command '\(name)'")
   }
 
   private func unknownOption(_ option: String, in command: CommandSpec) -> ArgumentError {
     let names = command.options.map { "--\($0.name)" } + ["--help"]
-    var suggestion = SpellingSuggestion.nearest(to: option, among: names)
+    var suggestion = Spelling.nearest(to: option, among: names)
     // `-batch` for `--batch`: one dash too few is not a spelling mistake the distance sees.
     if !option.hasPrefix("--"), names.contains("-" + option) {
       suggestion = "-" + option

@@ -1,25 +1,26 @@
-/// "Did you mean…?" for misspelt commands and options.
-enum SpellingSuggestion {
+/// "Did you mean …?": the one edit distance behind every suggestion of the project
+/// (model and mapping keys, import fields, command-line commands and options, query names).
+public enum Spelling {
   /// The candidate within edit distance 2 of `word`, nearest first, then alphabetically.
   ///
   /// A candidate must also be closer than its own length, so that a short word is not
-  /// "corrected" into an unrelated one (`--to` is not a misspelling of `--at`).
-  static func nearest(to word: String, among candidates: [String]) -> String? {
+  /// "corrected" into an unrelated one (`to` is not a misspelling of `at`).
+  public static func nearest(to word: String, among candidates: some Collection<String>) -> String? {
     let typed = Array(word)
     var best: (distance: Int, name: String)?
     for candidate in candidates {
       let letters = Array(candidate)
-      let distance = distance(typed, letters)
-      guard distance <= 2, distance < max(typed.count, letters.count) else { continue }
-      if let current = best, (current.distance, current.name) <= (distance, candidate) { continue }
-      best = (distance, candidate)
+      let d = distance(typed, letters)
+      guard d <= 2, d < max(typed.count, letters.count) else { continue }
+      if let current = best, (current.distance, current.name) <= (d, candidate) { continue }
+      best = (d, candidate)
     }
     return best?.name
   }
 
   /// The Damerau–Levenshtein distance in its optimal-string-alignment form: inserting,
   /// deleting or replacing a character, or swapping two neighbours, each costs 1.
-  static func distance(_ a: [Character], _ b: [Character]) -> Int {
+  public static func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var beforePrevious = [Int](repeating: 0, count: b.count + 1)
@@ -29,11 +30,11 @@ enum SpellingSuggestion {
       current[0] = i
       for j in 1...b.count {
         let cost = a[i - 1] == b[j - 1] ? 0 : 1
-        var best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
         if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-          best = min(best, beforePrevious[j - 2] + 1)
+          d = min(d, beforePrevious[j - 2] + 1)
         }
-        current[j] = best
+        current[j] = d
       }
       (beforePrevious, previous, current) = (previous, current, beforePrevious)
     }
