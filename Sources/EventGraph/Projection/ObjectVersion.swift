@@ -17,36 +17,45 @@ public struct ObjectVersion: Sendable, Hashable {
         throw StoreError.corrupt("history of #\(id.rawValue) names sequence \(first), which is not in the log")
       }
       for (seq, event) in commit.sequencedEvents where seq <= sequence {
-        switch event {
-        case .insert(let o, let e) where o == id:
-          let count = model.entity(e)?.properties.count ?? 0
-          version = ObjectVersion(state: ObjectState(id: id, entity: e, propertyCount: count), relationships: [:])
-        case .set(let o, let a, let v) where o == id:
-          version?.state.set(a, v)
-        case .delete(let o) where o == id:
-          version = nil
-        case .link(let o, let rel, let t, let position):
-          // Both sides when an object links to itself.
-          if o == id { version?.insert(t, into: rel, at: position) }
-          if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
-            version?.insert(o, into: inv, at: nil)
-          }
-        case .unlink(let o, let rel, let t):
-          if o == id { version?.remove(t, from: rel) }
-          if t == id, let inv = inverse(of: rel, from: o, model: model, reader: reader) {
-            version?.remove(o, from: inv)
-          }
-        default:
-          break
+        fold(&version, event, id: id, model: model) { rel, o in inverse(of: rel, from: o, model: model, reader: reader)
         }
       }
     }
-    // The projection keeps unordered relationships in identity order; so does a version.
-    if var v = version, let e = model.entity(v.state.entity) {
-      for r in e.relationships where !r.isOrdered { v.relationships[r.id]?.sort() }
-      version = v
+    return finished(version, model: model)
+  }
+
+  /// Folds one event into the version of `id` being rebuilt from its history; `inverse`
+  /// gives the inverse of a relationship of another object (the side `id` is on).
+  package static func fold(
+    _ version: inout ObjectVersion?, _ event: Event, id: ObjectID, model: Model,
+    inverse: (PropertyID, ObjectID) throws -> PropertyID?
+  ) rethrows {
+    switch event {
+    case .insert(let o, let e) where o == id:
+      let count = model.entity(e)?.properties.count ?? 0
+      version = ObjectVersion(state: ObjectState(id: id, entity: e, propertyCount: count), relationships: [:])
+    case .set(let o, let a, let v) where o == id:
+      version?.state.set(a, v)
+    case .delete(let o) where o == id:
+      version = nil
+    case .link(let o, let rel, let t, let position):
+      // Both sides when an object links to itself (an employee who is their own manager).
+      if o == id { version?.insert(t, into: rel, at: position) }
+      if t == id, let inv = try inverse(rel, o) { version?.insert(o, into: inv, at: nil) }
+    case .unlink(let o, let rel, let t):
+      if o == id { version?.remove(t, from: rel) }
+      if t == id, let inv = try inverse(rel, o) { version?.remove(o, from: inv) }
+    default:
+      break
     }
-    return version
+  }
+
+  /// A rebuilt version as the projection would hold it: unordered relationships in
+  /// identity order.
+  package static func finished(_ version: ObjectVersion?, model: Model) -> ObjectVersion? {
+    guard var v = version, let e = model.entity(v.state.entity) else { return version }
+    for r in e.relationships where !r.isOrdered { v.relationships[r.id]?.sort() }
+    return v
   }
 
   private static func inverse<T: TransactionReading>(

@@ -216,15 +216,7 @@ extension EventStore {
     while true {
       try env.growIfNearlyFull()
       let txn = try env.beginWrite()
-      if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
-        throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
-      }
-      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
-        Int(String(decoding: $0, as: UTF8.self))
-      }
-      guard active == model.version else {
-        throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
-      }
+      try dbs.checkWritable(txn.handle, model: model, path: path)
       do {
         let reader = GraphReader(txn: txn.handle, dbs: dbs, model: model)
         let end = try reader.logEnd()

@@ -59,32 +59,10 @@ struct VersionReader<T: TransactionReading> {
       let commit = try commits.commit(first, reader: reader)
       for (seq, event) in commit.events(naming: id) {
         guard seq <= sequence else { break }
-        switch event {
-        case .insert(let o, let e) where o == id:
-          let count = model.entity(e)?.properties.count ?? 0
-          version = ObjectVersion(state: ObjectState(id: id, entity: e, propertyCount: count), relationships: [:])
-        case .set(let o, let a, let v) where o == id:
-          version?.state.set(a, v)
-        case .delete(let o) where o == id:
-          version = nil
-        case .link(let o, let rel, let t, let position):
-          // Both sides when an object links to itself (an employee who is their own manager).
-          if o == id { version?.insert(t, into: rel, at: position) }
-          if t == id, let inv = try inverse(of: rel, from: o) { version?.insert(o, into: inv, at: nil) }
-        case .unlink(let o, let rel, let t):
-          if o == id { version?.remove(t, from: rel) }
-          if t == id, let inv = try inverse(of: rel, from: o) { version?.remove(o, from: inv) }
-        default:
-          break
-        }
+        try ObjectVersion.fold(&version, event, id: id, model: model) { rel, o in try inverse(of: rel, from: o) }
       }
     }
-    // The projection keeps unordered relationships in identity order; so does a version.
-    if var v = version, let e = model.entity(v.state.entity) {
-      for r in e.relationships where !r.isOrdered { v.relationships[r.id]?.sort() }
-      version = v
-    }
-    return version
+    return ObjectVersion.finished(version, model: model)
   }
 
   /// The entity an identity was created with (cached: the same objects come up often).

@@ -99,15 +99,9 @@ extension StoreService {
     }
   }
 
-  /// The checks ``EventStore/write(metadata:_:)`` makes before every commit.
+  /// The checks every commit makes first (shared with ``EventStore/write(metadata:_:)``).
   private func checkWritable(_ txn: WriteHandle) throws {
-    if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
-      throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
-    }
-    let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
-    guard active == model.version else {
-      throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
-    }
+    try dbs.checkWritable(txn, model: model, path: path)
   }
 
   /// Runs one request inside the batch's transaction `txn`.

@@ -190,17 +190,7 @@ public final class EventStore: Sendable {
     while true {
       try env.growIfNearlyFull()
       let txn = try env.beginWrite()
-      if try txn.contains(dbs.meta, key: MetaKey.rebuilding) {
-        throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
-      }
-      // Another handle (or process) may have upcast or rolled back the store since this
-      // one was opened: commits must be written in the active version.
-      let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
-        Int(String(decoding: $0, as: UTF8.self))
-      }
-      guard active == model.version else {
-        throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
-      }
+      try dbs.checkWritable(txn.handle, model: model, path: path)
       try service.refuseRepeatedKey(metadata, in: txn.handle)
       let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
       do {

@@ -54,6 +54,19 @@ package struct StoreDatabases: Sendable {
       entities: entities, history: history, dedupe: dedupe, index: index, version: version, prefix: prefix)
   }
 
+  /// The checks made before every commit: no rebuild left unfinished, and the active
+  /// model version still the one `model` is (another handle or process may have upcast
+  /// or rolled back the store since this one was opened).
+  package func checkWritable(_ txn: WriteHandle, model: Model, path: String) throws {
+    if try txn.contains(meta, key: MetaKey.rebuilding) {
+      throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
+    }
+    let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    guard active == model.version else {
+      throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
+    }
+  }
+
   /// The projection databases, in a fixed order (rebuild and verify walk them).
   package var projections: [(name: String, db: Database)] {
     [
