@@ -179,30 +179,6 @@ struct EndToEndTests {
   }
 }
 
-extension ToolRunner {
-  /// Runs a system executable (LMDB's tools) with optional input.
-  static func runSystem(_ path: String, _ arguments: [String], input: String? = nil) throws -> Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, out: String(decoding: o, as: UTF8.self),
-      err: String(decoding: e, as: UTF8.self))
-  }
-}
-
 @Suite("The CLI reference")
 struct ReferenceTests {
   @Test("Docs/cli.md is what 'eventtool reference' generates, so the two never disagree")

@@ -22,8 +22,17 @@ enum ToolRunner {
   }
 
   static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Result {
+    try run(at: productsDirectory.appendingPathComponent(executable), arguments, input: input)
+  }
+
+  /// Runs a system executable (LMDB's tools) with optional input.
+  static func runSystem(_ path: String, _ arguments: [String], input: String? = nil) throws -> Result {
+    try run(at: URL(fileURLWithPath: path), arguments, input: input)
+  }
+
+  static func run(at url: URL, _ arguments: [String], input: String? = nil) throws -> Result {
     let process = Process()
-    process.executableURL = productsDirectory.appendingPathComponent(executable)
+    process.executableURL = url
     process.arguments = arguments
     let out = Pipe()
     let err = Pipe()
