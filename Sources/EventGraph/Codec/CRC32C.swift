@@ -22,10 +22,10 @@ enum CRC32C {
       // SAFETY: every index below is `< n` (checked by the loop bounds) or a byte value plus
       // a multiple of 256 below 8 * 256, inside the table.
       while i + 8 <= n {
-        let lo = UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
-        let hi =
-          UInt32(bytes[i + 4]) | UInt32(bytes[i + 5]) << 8 | UInt32(bytes[i + 6]) << 16 | UInt32(bytes[i + 7]) << 24
-        let x = crc ^ lo
+        // SAFETY: `i + 8 <= n`: the 8 bytes read are inside `bytes`.
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        let x = crc ^ UInt32(truncatingIfNeeded: word)
+        let hi = UInt32(truncatingIfNeeded: word >> 32)
         crc =
           t[7 * 256 + Int(x & 0xFF)] ^ t[6 * 256 + Int((x >> 8) & 0xFF)] ^ t[5 * 256 + Int((x >> 16) & 0xFF)]
           ^ t[4 * 256 + Int(x >> 24)] ^ t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)]
