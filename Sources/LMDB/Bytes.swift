@@ -35,6 +35,12 @@ public struct BigEndianKey: LMDBBytes, Sendable, Hashable {
     return try withUnsafeBytes(of: &be) { try body($0) }
   }
 
+  /// Reads an 8-byte big-endian integer from a copied value; `nil` unless it has exactly 8 bytes.
+  public static func decode(_ bytes: [UInt8]) -> UInt64? {
+    // SAFETY: `withUnsafeBytes` lends the array's storage for the call only.
+    bytes.withUnsafeBytes { decode($0) }
+  }
+
   /// Reads an 8-byte big-endian integer; `nil` unless there are exactly 8 bytes.
   public static func decode(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
     guard bytes.count == 8 else { return nil }

@@ -140,7 +140,7 @@ extension EventStore {
       // Forward to an upcast's result only if its source log has not moved on since.
       let keys = UpcastKeys(version: target)
       if let from = try text(keys.from).flatMap(Int.init), from == active {
-        let recorded = try txn.get(meta, key: keys.sourceEnd).flatMap { $0.withUnsafeBytes { BigEndianKey.decode($0) } }
+        let recorded = try txn.get(meta, key: keys.sourceEnd).flatMap { BigEndianKey.decode($0) }
         let now = try end(of: active)
         guard recorded == now else {
           throw MigrationError(

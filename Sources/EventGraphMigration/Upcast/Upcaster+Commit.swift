@@ -10,12 +10,12 @@ extension Upcaster {
     let txn = try env.beginWrite()
     let meta = sourceDBs.meta
     guard let cp = try txn.get(meta, key: keys.checkpoint),
-      let checkpoint = cp.withUnsafeBytes({ BigEndianKey.decode($0) }),
-      let nx = try txn.get(meta, key: keys.nextID), var nextID = nx.withUnsafeBytes({ BigEndianKey.decode($0) })
+      let checkpoint = BigEndianKey.decode(cp),
+      let nx = try txn.get(meta, key: keys.nextID), var nextID = BigEndianKey.decode(nx)
     else { throw MigrationError("the upcast's checkpoint is missing") }
     // Another writer may have added source objects since the upcast started (it writes
     // batch by batch): their identities may be given already.
-    guard let b = try txn.get(meta, key: keys.base), let base = b.withUnsafeBytes({ BigEndianKey.decode($0) }),
+    guard let b = try txn.get(meta, key: keys.base), let base = BigEndianKey.decode(b),
       try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID() < base
     else { throw SourceIdentitiesOverlap() }
     // The first step's source state lives for the batch (it applies the source events); a

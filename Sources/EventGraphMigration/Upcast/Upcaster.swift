@@ -194,7 +194,7 @@ final class Upcaster {
       // destination take identities from `base` on, which new source objects would share.
       if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint),
         String(decoding: existing, as: UTF8.self) == fingerprint,
-        let b = try txn.get(sourceDBs.meta, key: keys.base), let base = b.withUnsafeBytes({ BigEndianKey.decode($0) }),
+        let b = try txn.get(sourceDBs.meta, key: keys.base), let base = BigEndianKey.decode(b),
         last < base
       {
         return true
