@@ -86,12 +86,13 @@ package final class Projector {
       // An identity is given once; the one exception is an object that comes back as itself
       // (an upcast re-making a destination whose source was filtered out, then in again):
       // the same entity, and not alive.
-      if let known = try reader.entity(of: o) {
-        guard known == entityID, try state(o) == nil else {
+      // One descent of the B-tree: the put refuses an identity that is taken.
+      let fresh = try txn.put(
+        dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: .noOverwrite)
+      if !fresh {
+        guard try reader.entity(of: o) == entityID, try state(o) == nil else {
           throw StoreError.corrupt("insert of \(e.name)/\(o.rawValue): identity already used")
         }
-      } else {
-        try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: [])
       }
       try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
       park()
