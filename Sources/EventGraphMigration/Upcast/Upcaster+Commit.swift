@@ -208,6 +208,13 @@ extension Upcaster {
   /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
   /// links that this commit's relationship stage will remove are still there. Emptying the
   /// relationships first emits the same unlink events a delete would.
+  /// Whether a source's identity may be given to its one-to-one destination: never given,
+  /// or given to this same destination object, deleted since.
+  private static func identityIsFree(_ id: ObjectID, for entity: Entity, in tx: Transaction) throws -> Bool {
+    guard let known = try tx.entityID(of: id) else { return true }
+    return try known == entity.id && tx.object(id) == nil
+  }
+
   private func deleteAlone(_ d: ObjectID, tx: Transaction) throws {
     guard let state = try tx.object(d), let e = tx.model.entity(state.entity) else { return }
     for r in e.relationships where try !tx.related(d, r.id).isEmpty {
@@ -244,10 +251,7 @@ extension Upcaster {
       let id: ObjectID
       // Free, or the same object's own identity, deleted when its source was filtered out:
       // it comes back as itself, as a whole-store migration would keep it.
-      let known = try tx.entityID(of: s.id)
-      let alive = try tx.object(s.id) != nil
-      let free = known == nil || (known == draft.entity.id && !alive)
-      if m.keepsIdentity && draft.key.isEmpty && free {
+      if m.keepsIdentity && draft.key.isEmpty, try Self.identityIsFree(s.id, for: draft.entity, in: tx) {
         id = s.id
       } else {
         id = ObjectID(nextID)
