@@ -26,10 +26,12 @@ let package = Package(
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines"]),
-    .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
-    .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "LMDB"]),
-    .testTarget(name: "EventGraphMigrationTests", dependencies: ["EventGraphMigration", "EventGraph", "LMDB"]),
-    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph", "eventtool", "StressWriter"]),
+    // The seeded generator shared by every randomized test.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
+    .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "LMDB", "TestSupport"]),
+    .testTarget(name: "EventGraphMigrationTests", dependencies: ["EventGraphMigration", "EventGraph", "LMDB", "TestSupport"]),
+    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph", "eventtool", "StressWriter", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

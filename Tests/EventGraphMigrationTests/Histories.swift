@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import TestSupport
 
 @testable import EventGraphMigration
 
@@ -13,7 +14,7 @@ enum Histories {
   static let lastNames = ["太郎", "法師", "爺"]
   static let phones = ["123-4567-7891", "090-111-9999", "090-1234-5678", "03-0000-0000"]
 
-  static func phone(_ g: inout SplitMix64) -> Value? {
+  static func phone(_ g: inout SeededGenerator) -> Value? {
     let r = g.int(0...9)
     if r < 4 { return .string(g.pick(phones)) }
     if r < 7 { return .string("") }
@@ -23,7 +24,7 @@ enum Histories {
   /// Inserts, phone changes to a number, to '' and to nil, name changes and deletes of
   /// AddressBook objects, 1–4 operations a commit.
   static func addressBook(_ store: EventStore, seed: UInt64, commits: Int) throws {
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     var live: [ObjectID] = []
     for i in 0..<commits {
       try store.write { tx in
@@ -95,9 +96,9 @@ enum Histories {
     """
 
   static func shop(_ store: EventStore, seed: UInt64, commits: Int) throws {
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     var live: [ObjectID] = []
-    func code(_ g: inout SplitMix64) -> Value? {
+    func code(_ g: inout SeededGenerator) -> Value? {
       let r = g.int(0...5)
       return r < 3 ? .string(g.pick(["ab-1", "Zz", "çà", "q"])) : r < 4 ? .string("") : nil
     }
@@ -181,7 +182,7 @@ enum Histories {
     """
 
   static func staff(_ store: EventStore, seed: UInt64, commits: Int) throws {
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     var people: [ObjectID] = []
     var companies: [ObjectID] = []
     for i in 0..<commits {
@@ -271,7 +272,7 @@ extension Histories {
   /// Companies with ordered employees inserted at random positions and moved, managers,
   /// departments (emptied, then deleted in the same commit: the deny rule), every value type.
   static func company(_ store: EventStore, seed: UInt64, commits: Int) throws {
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     for i in 0..<commits {
       try store.write { tx in
         tx.commitTime = historyTime(i)

@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EventGraphMigration
@@ -61,7 +62,7 @@ struct InferredMigrationTests {
       of: "{\"name\": \"pages\", \"type\": \"int32\"}", with: "{\"name\": \"pages\", \"type\": \"int64\"}")
 
   static func history(_ store: EventStore, seed: UInt64, commits: Int) throws {
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     var books: [ObjectID] = []
     var shelves: [ObjectID] = []
     var authors: [ObjectID] = []

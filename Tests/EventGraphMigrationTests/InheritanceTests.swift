@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EventGraphMigration
@@ -25,7 +26,7 @@ struct InheritanceTests {
   }
 
   static func history(_ store: EventStore, seed: UInt64, commits: Int, abstract: Bool) throws {
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     for i in 0..<commits {
       try store.write { tx in
         tx.commitTime = historyTime(i)

@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EventGraphMigration
@@ -53,7 +54,7 @@ struct ResumeTests {
     let (a, b) = try twins(c, seed: seed, in: dir)
     let (v1, v2, m) = try c.models()
     let compiled = try CompiledMapping(m, from: v1, to: v2)
-    var g = SplitMix64(seed: seed &* 7919)
+    var g = SeededGenerator(seed: seed &* 7919)
     let batchEvents = g.int(1...12)
     // Stop at random points, more than once, then finish.
     var stops = 0
@@ -94,7 +95,7 @@ struct ResumeTests {
       try CompiledMapping(try Examples.mapping(), from: v1, to: try Examples.v2()),
       try CompiledMapping(try ChainTests.mapping23(), from: try Examples.v2(), to: try ChainTests.v3()),
     ]
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     for _ in 0..<3 {
       let store = try EventStore(path: a)
       let upcaster = try Upcaster(store: store, chain: chain)

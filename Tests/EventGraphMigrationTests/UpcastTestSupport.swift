@@ -8,24 +8,6 @@ import Testing
 
 // MARK: - Seeded randomness
 
-/// SplitMix64: a small seeded generator, so that a failing random history reproduces from
-/// the seed in the test's arguments.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
-  mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-  mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-}
-
 /// Commit times of generated histories: fixed, so two runs of one seed write the same bytes.
 func historyTime(_ i: Int) -> Date { Date(timeIntervalSince1970: 1_800_000_000 + Double(i) * 61.25) }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import EventGraph
@@ -327,21 +328,9 @@ struct JSONAccessorTests {
 
 // MARK: - Property test
 
-/// SplitMix64: a tiny seeded generator, so a failing case can be reproduced from its seed.
-private struct JSONTestRandom: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// Random JSON values: every kind, awkward strings, extreme numbers, nesting to `depth`.
 private struct RandomJSON {
-  var random: JSONTestRandom
+  var random: SeededGenerator
 
   mutating func value(depth: Int) -> JSON {
     let kinds = depth > 0 ? 8 : 6
@@ -408,7 +397,7 @@ private struct RandomJSON {
 struct JSONPropertyTests {
   @Test("serialize then parse is the identity on random values", arguments: [1 as UInt64, 2, 3, 42, 2026])
   func serializeParseIdentity(seed: UInt64) throws {
-    var generator = RandomJSON(random: JSONTestRandom(state: seed))
+    var generator = RandomJSON(random: SeededGenerator(seed: seed))
     for iteration in 0..<300 {
       let value = generator.value(depth: 4)
       let compact = value.serialized()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EventGraph
@@ -122,7 +123,7 @@ struct QueryAdversarialTests {
 
   @Test("random bytes never crash the parser")
   func fuzz() {
-    var random = QuerySplitMix64(seed: 42)
+    var random = SeededGenerator(seed: 42)
     let alphabet = Array("abc $@#.()[]{}'\"\\!=<>&|*+-/?,0123456789eExX NOT AND OR ANY IN é桃\n")
     for _ in 0..<5_000 {
       let length = Int.random(in: 0..<40, using: &random)

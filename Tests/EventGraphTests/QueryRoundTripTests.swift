@@ -1,25 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import EventGraph
 
-/// QuerySplitMix64 (Steele, Lea, Flood): a tiny seeded generator, so a failure reproduces.
-struct QuerySplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// Random syntax trees of the shapes the parser produces.
 struct QueryTreeGenerator {
-  var random: QuerySplitMix64
+  var random: SeededGenerator
 
   private mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
   private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
@@ -115,7 +101,7 @@ struct QueryTreeGenerator {
 struct QueryRoundTripTests {
   @Test("printing a random predicate and parsing the text gives the same tree", arguments: [1, 2, 3, 4] as [UInt64])
   func predicates(seed: UInt64) {
-    var generator = QueryTreeGenerator(random: QuerySplitMix64(seed: seed))
+    var generator = QueryTreeGenerator(random: SeededGenerator(seed: seed))
     for i in 0..<500 {
       let tree = generator.predicate(depth: 4)
       let text = tree.description
@@ -127,7 +113,7 @@ struct QueryRoundTripTests {
 
   @Test("printing a random expression and parsing the text gives the same tree", arguments: [5, 6, 7, 8] as [UInt64])
   func expressions(seed: UInt64) {
-    var generator = QueryTreeGenerator(random: QuerySplitMix64(seed: seed))
+    var generator = QueryTreeGenerator(random: SeededGenerator(seed: seed))
     for i in 0..<500 {
       let tree = generator.expression(depth: 5)
       let text = tree.description
@@ -147,9 +133,9 @@ struct QueryRoundTripTests {
     }
   }
 
-  @Test("QuerySplitMix64 gives the published sequence for seed 0")
+  @Test("SeededGenerator gives the published sequence for seed 0")
   func splitMix() {
-    var g = QuerySplitMix64(seed: 0)
+    var g = SeededGenerator(seed: 0)
     #expect(g.next() == 0xE220_A839_7B1D_CDAF)
     #expect(g.next() == 0x6E78_9E6A_A1B9_65F4)
   }

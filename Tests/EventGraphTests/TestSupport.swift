@@ -34,16 +34,3 @@ func makeStore(_ model: Model, label: String = #function) throws -> (EventStore,
   let path = dir + "/store"
   return (try EventStore.create(at: path, model: model), dir)
 }
-
-/// SplitMix64: a small seeded generator, so that random tests reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}

@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Crash safety: a writer killed with SIGKILL")
@@ -9,7 +10,7 @@ struct CrashTests {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
     let path = dir + "/s"
-    var generator = SplitMix(seed: 0xC0FFEE)
+    var generator = SeededGenerator(seed: 0xC0FFEE)
     for round in 0..<3 {
       let process = Process()
       process.executableURL = ToolRunner.productsDirectory.appendingPathComponent("StressWriter")
@@ -57,18 +58,5 @@ struct CrashTests {
         #expect(Set(seen).count <= done.count + 1)
       }
     }
-  }
-}
-
-/// SplitMix64, a seeded generator so a failure reproduces.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("eventtool upcast, killed and resumed")
@@ -7,7 +8,7 @@ struct UpcastKillTests {
   /// A v1 address book with history: people inserted, then phones changed, emptied and removed.
   static func history(_ path: String, people: Int) throws {
     let store = try EventStore.create(at: path, model: try Model(contentsOf: examples + "/AddressBook.v1.model.json"))
-    var g = SplitMix(seed: 77)
+    var g = SeededGenerator(seed: 77)
     var ids: [ObjectID] = []
     for batch in stride(from: 0, to: people, by: 50) {
       ids += try store.write { tx in
@@ -53,7 +54,7 @@ struct UpcastKillTests {
       "--model", examples + "/AddressBook.v2.model.json", "--mapping", examples + "/AddressBook.v1-v2.mapping.json",
       "--batch", "400",
     ]
-    var g = SplitMix(seed: 99)
+    var g = SeededGenerator(seed: 99)
     var kills = 0
     var finished = false
     for _ in 0..<40 where !finished {

@@ -1,0 +1,24 @@
+/// SplitMix64: the one seeded generator of every randomized test, so that a failure
+/// reproduces from its seed.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+  public var state: UInt64
+
+  public init(seed: UInt64) { state = seed }
+
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// True with probability `p`.
+  public mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
+
+  /// One of `items` (which must not be empty).
+  public mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+
+  /// A number in `range`.
+  public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+}
