@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EventGraph
@@ -161,5 +162,29 @@ struct CloneBadInputTests {
       try f.store.snapshot(root: f.seed.company, to: out, policy: ["bogus": .skip])
     }
     #expect(!FileManager.default.fileExists(atPath: out))
+  }
+}
+
+@Suite("Clone progress")
+struct CloneProgressTests {
+  @Test("a large clone reports the objects read as it collects them")
+  func progressIsReported() throws {
+    let (store, dir) = try makeStore(try Fixtures.company())
+    defer { removeDirectory(dir) }
+    let department = try store.write { tx in
+      let d = try tx.insert("Department", ["name": .string("big")])
+      for i in 0..<5000 {
+        let e = try tx.insert("Employee", ["name": .string("e\(i)")])
+        try tx.link(e, "department", d)
+      }
+      return d
+    }.value
+    let seen = Mutex<[Int]>([])
+    let copy = try store.clone(root: department, policy: ["Department.employees": .deep]) { n in
+      seen.withLock { $0.append(n) }
+    }
+    #expect(copy.count == 5001)
+    let reports = seen.withLock { $0 }
+    #expect(reports == [4096])
   }
 }

@@ -68,6 +68,8 @@ extension EventStore {
   ///   ``StoreError/referenceToDeleted(object:relationship:target:)``, a value of the
   ///   wrong type from an override, the model's validation of the copies, or what an
   ///   override throws.
+  ///   - progress: told the number of objects read so far while the subgraph is collected
+  ///     (every 4,096 objects), for a progress display.
   @discardableResult
   public func clone(
     root: ObjectID,
@@ -75,7 +77,8 @@ extension EventStore {
     asOf: UInt64? = nil,
     into target: EventStore? = nil,
     overrides: [String: AttributeOverride] = [:],
-    metadata: CommitMetadata = .init()
+    metadata: CommitMetadata = .init(),
+    progress: @escaping (Int) -> Void = { _ in }
   ) throws -> CloneResult {
     var meta = metadata
     meta.clonedFrom = root
@@ -84,7 +87,8 @@ extension EventStore {
       // One store: read and write in the same transaction.
       let written = try writeFresh(metadata: meta) { reader in
         let plan = try ClonePlan.collect(
-          root: root, reader: reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: false)
+          root: root, reader: reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: false,
+          progress: progress)
         return try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
       }
       return try CloneResult(written, root: root)
@@ -98,7 +102,8 @@ extension EventStore {
     meta.extra["clonedFromStore"] = storeID
     let plan = try read { s in
       try ClonePlan.collect(
-        root: root, reader: s.reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: true)
+        root: root, reader: s.reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: true,
+        progress: progress)
     }
     let written = try target.writeFresh(metadata: meta) { reader in
       try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
@@ -126,10 +131,11 @@ struct ClonePlan: Sendable {
   /// Checks the input and collects the subgraph; every error comes before any write.
   static func collect<T: TransactionReading>(
     root: ObjectID, reader: GraphReader<T>, asOf: UInt64?, policy: [String: CopyPolicy],
-    overrides: [String: AttributeOverride], crossStore: Bool
+    overrides: [String: AttributeOverride], crossStore: Bool, progress: @escaping (Int) -> Void = { _ in }
   ) throws -> ClonePlan {
     let sequence = try VersionReader.resolve(asOf, reader: reader)
     var versions = VersionReader(reader: reader, asOf: sequence)
+    versions.progress = progress
     let (entity, member) = try versions.requireRoot(root)
     let policies = try CopyPolicyTable(model: reader.model, overrides: policy, scope: entity)
     let attributes = try AttributeOverrideTable(model: reader.model, overrides: overrides, scope: entity)

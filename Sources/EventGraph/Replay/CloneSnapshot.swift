@@ -77,7 +77,7 @@ extension EventStore {
   @discardableResult
   public func snapshot(
     root: ObjectID? = nil, asOf: UInt64? = nil, to path: String, withHistory: Bool = false,
-    policy: [String: CopyPolicy] = [:]
+    policy: [String: CopyPolicy] = [:], progress: @escaping (Int) -> Void = { _ in }
   ) throws -> SnapshotResult {
     guard !FileManager.default.fileExists(atPath: path) else { throw StoreError.alreadyExists(path: path) }
     return try read { s in
@@ -85,6 +85,7 @@ extension EventStore {
       let sequence = try VersionReader.resolve(asOf, reader: reader)
       let end = try sequence ?? reader.logEnd().sequence
       var versions = VersionReader(reader: reader, asOf: sequence)
+      versions.progress = progress
       // Everything is checked and read before the directory is made.
       var plan: SnapshotPlan
       if withHistory {

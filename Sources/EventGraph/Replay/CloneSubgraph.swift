@@ -186,6 +186,7 @@ extension VersionReader {
           }
           graph.add(t, tv, boundary: policy == .reference)
           if policy == .deep { queue.append(graph.count - 1) }
+          if graph.count % 4096 == 0 { progress(graph.count) }
         }
       }
     }

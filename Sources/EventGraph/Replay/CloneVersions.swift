@@ -14,6 +14,8 @@ struct VersionReader<T: TransactionReading> {
   let asOf: UInt64?
   private var commits = CommitIndexCache()
   private var entities: [ObjectID: EntityID] = [:]
+  /// Told the number of objects read so far while a subgraph is collected.
+  var progress: (Int) -> Void = { _ in }
 
   init(reader: GraphReader<T>, asOf: UInt64?) {
     self.reader = reader

@@ -57,9 +57,10 @@ struct CloneCommand: ToolCommand {
     let store = try openStore(try a.required("STORE"), writing: true)
     let root = try store.read { try LogCommand.identity(text, in: $0) }
     let target = try a.value("into").map { try openStore($0, writing: true) }
-    if io.isTerminal { io.writeErr("cloning \(text)…") }
-    let result = try store.clone(root: root, policy: policy, asOf: at, into: target, overrides: overrides)
-    if io.isTerminal { io.writeErr("\r\u{1B}[K") }
+    let bar = io.progress("clone \(text): objects read", total: nil)
+    let result = try store.clone(
+      root: root, policy: policy, asOf: at, into: target, overrides: overrides, progress: { bar.update($0) })
+    bar.finish()
     let written = target ?? store
     func name(_ id: ObjectID, _ s: EventStore) -> String { (try? s.read { $0.display(id) }) ?? "#\(id.rawValue)" }
     if a.flag("json") {
@@ -106,9 +107,10 @@ struct SnapshotCommand: ToolCommand {
     let out = a.value("out") ?? ""
     let store = try openStore(try a.required("STORE"))
     let root = try a.value("root").map { text in try store.read { try LogCommand.identity(text, in: $0) } }
-    if io.isTerminal { io.writeErr("writing snapshot…") }
-    let r = try store.snapshot(root: root, asOf: at, to: out, withHistory: a.flag("with-history"))
-    if io.isTerminal { io.writeErr("\r\u{1B}[K") }
+    let bar = io.progress("snapshot: objects read", total: nil)
+    let r = try store.snapshot(
+      root: root, asOf: at, to: out, withHistory: a.flag("with-history"), progress: { bar.update($0) })
+    bar.finish()
     io.print(
       "wrote \(r.path): \(r.objects) objects, \(r.commits) commit(s), \(r.events) events (source at sequence \(r.sourceSequence))"
     )
