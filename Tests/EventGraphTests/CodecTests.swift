@@ -84,7 +84,7 @@ struct CodecTests {
   @Test("random bytes never trap the decoder, with or without the checksum")
   func fuzz() {
     var g = SeededGenerator(seed: 13)
-    for _ in 0..<20_000 {
+    for _ in 0..<(20_000 * stressFactor) {
       var bytes = (0..<Int(g.next() % 80)).map { _ in UInt8(truncatingIfNeeded: g.next()) }
       if g.next() % 2 == 0, !bytes.isEmpty { bytes[0] = 1 }  // get past the format byte sometimes
       _ = try? bytes.withUnsafeBytes { try CommitCodec.decode($0, context: "fuzz", verifyChecksum: false) }

@@ -53,7 +53,7 @@ struct ReplayTests {
 
   @Test(
     "for random histories, replaying the log gives the stored projections byte for byte",
-    arguments: [1, 2, 3, 4, 5] as [UInt64])
+    arguments: (1...UInt64(5 * stressFactor)).map { $0 })
   func replayEqualsProjection(seed: UInt64) throws {
     let (store, dir) = try makeStore(try Fixtures.company())
     defer { removeDirectory(dir) }

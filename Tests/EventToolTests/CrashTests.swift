@@ -11,7 +11,7 @@ struct CrashTests {
     defer { removeDirectory(dir) }
     let path = dir + "/s"
     var generator = SeededGenerator(seed: 0xC0FFEE)
-    for round in 0..<3 {
+    for round in 0..<(3 * stressFactor) {
       let process = Process()
       process.executableURL = ToolRunner.productsDirectory.appendingPathComponent("StressWriter")
       process.arguments = [path, "--per-commit", "20", "--author", "round\(round)"]

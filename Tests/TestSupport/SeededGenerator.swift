@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// SplitMix64: the one seeded generator of every randomized test, so that a failure
 /// reproduces from its seed.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
@@ -22,3 +26,10 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
   /// A number in `range`.
   public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 }
+
+/// How much longer the randomized tests run: 1 normally, the value of the environment
+/// variable `EVENTGRAPH_STRESS` under `Tools/stress` (more rounds, more seeds).
+public let stressFactor: Int = {
+  guard let text = getenv("EVENTGRAPH_STRESS"), let n = Int(String(cString: text)), n > 1 else { return 1 }
+  return min(n, 1000)
+}()
