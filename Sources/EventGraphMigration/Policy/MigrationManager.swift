@@ -14,6 +14,9 @@ public final class MigrationManager {
   /// The drafts of the current (mapping, source) pair.
   var drafts: [Draft] = []
   var draftSource: SourceObject?
+  /// The destination whose relationships are being made, and its source, when the upcaster
+  /// knows them already (saves reading the association back).
+  var relationshipSource: (destination: ObjectID, source: ObjectID)?
 
   struct Draft {
     var entity: Entity
@@ -171,12 +174,13 @@ public final class MigrationManager {
   /// What a mapping with no policy does: each relationship mapping's sources, through the
   /// mapping it names, become the destination relationship.
   public func createDefaultRelationships(for destination: ObjectID, mapping m: CompiledEntityMapping) throws {
-    guard let s = try context.associations.source(of: destination), try context.sourceObject(s.source) != nil else {
-      return
-    }
-    let variables: [String: QueryVariable<ObjectID>] = ["source": .object(s.source)]
+    let known = relationshipSource.flatMap { $0.destination == destination ? $0.source : nil }
+    guard let source = try known ?? context.associations.source(of: destination)?.source,
+      try context.sourceObject(source) != nil
+    else { return }
+    let variables: [String: QueryVariable<ObjectID>] = ["source": .object(source)]
     for (r, target, sourcesExpression, perObject) in m.relationships {
-      let sources = try sourcesExpression.evaluateObjects(s.source, in: context.source, variables: variables)
+      let sources = try sourcesExpression.evaluateObjects(source, in: context.source, variables: variables)
       var targets: [ObjectID] = []
       for o in sources {
         var t = target

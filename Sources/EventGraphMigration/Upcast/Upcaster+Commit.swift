@@ -159,6 +159,8 @@ extension Upcaster {
       for s in affected {
         guard let state = try sourceProjector.state(s), mapping.applies(m, to: state.entity) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
+          manager.relationshipSource = (d, s)
+          defer { manager.relationshipSource = nil }
           try step("createRelationships", m, s) {
             try policy(m).createRelationships(for: d, mapping: m, manager: manager)
           }
