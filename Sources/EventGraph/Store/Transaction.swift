@@ -91,6 +91,33 @@ public final class Transaction: GraphReading {
     return id
   }
 
+  /// Inserts a new object with attribute values already resolved against its entity: the
+  /// insert, the defaults of the attributes not given, and a `set` per given value (an
+  /// upcast's destination drafts take this path, with no name lookups).
+  package func insert(_ e: Entity, values: [(Attribute, Value?)]) throws -> ObjectID {
+    try checkOpen()
+    guard !e.isAbstract else { throw StoreError.abstractEntity(e.name) }
+    var given = Set<PropertyID>()
+    for (a, v) in values where v != nil { given.insert(a.id) }
+    let id = ObjectID(try allocateID())
+    try emit(.insert(id, entity: e.id))
+    for a in e.attributes where !given.contains(a.id) {
+      if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) }
+    }
+    for (a, v) in values {
+      guard let v else { continue }
+      guard case .attribute(let own)? = e.property(a.id)?.kind, own == a else {
+        throw StoreError.unknownProperty(entity: e.name, property: a.name)
+      }
+      do {
+        try emit(.set(id, attribute: a.id, value: try v.converted(to: a.type)))
+      } catch let error as ValueError {
+        throw StoreError.wrongType(object: display(id), attribute: a.name, detail: error.description)
+      }
+    }
+    return id
+  }
+
   /// Inserts a new object and sets the given attributes.
   @discardableResult
   public func insert(_ entityName: String, _ values: KeyValuePairs<String, Value?>) throws -> ObjectID {

@@ -260,9 +260,7 @@ extension Upcaster {
         nextID += 1
       }
       tx.nextIdentities = [id]
-      let d = try tx.insert(
-        draft.entity.name, defaultsExcept: Set(draft.values.compactMap { $0.1 == nil ? nil : $0.0.name }))
-      for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
+      let d = try tx.insert(draft.entity, values: draft.values)
       try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
     }
   }
