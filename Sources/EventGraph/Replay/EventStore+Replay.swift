@@ -67,11 +67,15 @@ extension EventStore {
       report.problems.append("\(e)")
       return report
     }
-    let scratchTxn = try scratchEnv.beginRead()
-    let replayed = scratchTxn.handle
-    for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
-      if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
-        report.problems.append(problem)
+    // The scratch environment must stay open while its snapshot is read: an optimized build
+    // may otherwise release (and close) it after its last named use.
+    try withExtendedLifetime(scratchEnv) {
+      let scratchTxn = try scratchEnv.beginRead()
+      let replayed = scratchTxn.handle
+      for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
+        if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
+          report.problems.append(problem)
+        }
       }
     }
     return report
