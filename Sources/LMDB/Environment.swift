@@ -138,7 +138,7 @@ public final class Environment: @unchecked Sendable {
       gate.leave()
       throw LMDBError(code: rc == 0 ? 22 : rc, operation: "mdb_txn_begin(read)")
     }
-    return ReadTransaction(handle: txn, gate: gate)
+    return ReadTransaction(handle: txn, lease: TransactionLease(gate: gate, environment: self))
   }
 
   /// Runs `body` in a write transaction, committed when `body` returns and aborted when it
@@ -191,7 +191,7 @@ public final class Environment: @unchecked Sendable {
       gate.leave()
       throw LMDBError(code: rc == 0 ? 22 : rc, operation: "mdb_txn_begin(write)")
     }
-    return WriteTransaction(handle: txn, gate: gate)
+    return WriteTransaction(handle: txn, lease: TransactionLease(gate: gate, environment: self))
   }
 
   // MARK: - Map size

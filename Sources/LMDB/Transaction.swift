@@ -37,12 +37,12 @@ public struct ReadHandle: TransactionReading {
 public struct ReadTransaction: ~Copyable, TransactionReading {
   private var owned: OpaquePointer?
   private let pointer: OpaquePointer
-  private let gate: TransactionGate
+  private let lease: TransactionLease
 
-  init(handle: OpaquePointer, gate: TransactionGate) {
+  init(handle: OpaquePointer, lease: TransactionLease) {
     self.owned = handle
     self.pointer = handle
-    self.gate = gate
+    self.lease = lease
   }
 
   public var transactionHandle: TransactionHandle { TransactionHandle(pointer: pointer) }
@@ -60,7 +60,7 @@ public struct ReadTransaction: ~Copyable, TransactionReading {
 
   deinit {
     if let owned { mdb_txn_abort(owned) }
-    gate.leave()
+    lease.end()
   }
 }
 
@@ -70,13 +70,13 @@ public struct ReadTransaction: ~Copyable, TransactionReading {
 /// It belongs to the thread that began it: never `await` while one is open.
 public struct WriteTransaction: ~Copyable, TransactionWriting {
   private var owned: OpaquePointer?
-  private let gate: TransactionGate?
+  private let lease: TransactionLease
   private let pointer: OpaquePointer
 
-  init(handle: OpaquePointer, gate: TransactionGate?) {
+  init(handle: OpaquePointer, lease: TransactionLease) {
     self.owned = handle
     self.pointer = handle
-    self.gate = gate
+    self.lease = lease
   }
 
   public var transactionHandle: TransactionHandle { TransactionHandle(pointer: pointer) }
@@ -98,7 +98,7 @@ public struct WriteTransaction: ~Copyable, TransactionWriting {
 
   deinit {
     if let owned { mdb_txn_abort(owned) }
-    gate?.leave()
+    lease.end()
   }
 }
 
@@ -129,7 +129,7 @@ extension TransactionWriting where Self: ~Copyable {
       mdb_txn_begin(mdb_txn_env(transactionHandle.pointer), transactionHandle.pointer, 0, &child),
       "mdb_txn_begin(nested)")
     guard let child else { throw LMDBError(code: 22, operation: "mdb_txn_begin(nested)") }
-    let txn = WriteTransaction(handle: child, gate: nil)
+    let txn = WriteTransaction(handle: child, lease: TransactionLease(gate: nil, environment: nil))
     let result = try body(txn)
     try txn.commit()
     return result
@@ -280,4 +280,20 @@ extension TransactionReading where Self: ~Copyable {
       more = try cursor.next()
     }
   }
+}
+
+/// What a transaction holds of its environment: the gate it entered (left when the
+/// transaction ends) and the environment itself, kept open while the transaction lives —
+/// an optimized build may release a caller's last reference to the environment before a
+/// transaction begun on it has ended.
+final class TransactionLease {
+  private let gate: TransactionGate?
+  private let environment: Environment?
+
+  init(gate: TransactionGate?, environment: Environment?) {
+    self.gate = gate
+    self.environment = environment
+  }
+
+  func end() { gate?.leave() }
 }
