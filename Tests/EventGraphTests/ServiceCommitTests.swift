@@ -232,6 +232,31 @@ struct ServiceCommitTests {
     #expect(try ServiceFixtures.itemNames(store) == ["a"])
   }
 
+  @Test("a key the closure sets itself is checked too: the retry is refused, in both APIs")
+  func keySetInsideTheClosure() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let first = try store.write { tx throws in
+      tx.metadata.idempotencyKey = "inside-1"
+      return try tx.insert("Item", ["name": .string("a")])
+    }.commit
+    let info = try #require(first)
+    #expect(throws: ServiceError.alreadyCommitted(key: "inside-1", commit: info)) {
+      try store.write { tx throws in
+        tx.metadata.idempotencyKey = "inside-1"
+        return try tx.insert("Item", ["name": .string("a")])
+      }
+    }
+    await #expect(throws: ServiceError.alreadyCommitted(key: "inside-1", commit: info)) {
+      try await store.commit { tx in
+        tx.metadata.idempotencyKey = "inside-1"
+        return try tx.insert("Item", ["name": .string("a")])
+      }
+    }
+    #expect(try ServiceFixtures.itemNames(store) == ["a"])
+    #expect(try store.verify().isOK)
+  }
+
   @Test("idempotency keys must be 1 to 400 bytes", arguments: ["", String(repeating: "k", count: 401)])
   func badKeys(key: String) async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())
