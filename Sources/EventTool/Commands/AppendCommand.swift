@@ -17,7 +17,14 @@ struct AppendCommand: ToolCommand {
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let store = try openStore(try a.required("STORE"), writing: true)
-    let result = try store.append(try io.read(try a.required("FILE")))
+    let file = try a.required("FILE")
+    let name = file == "-" ? "standard input" : file
+    let result: AppendResult
+    do {
+      result = try store.append(try io.read(file))
+    } catch let e as FormatError {
+      throw ToolError.failed("\(name): \(e)")
+    }
     if a.flag("json") {
       let commits: [JSON] = result.commits.map { c in
         .object([
@@ -42,7 +49,7 @@ struct AppendCommand: ToolCommand {
       }
       for (name, id) in result.placeholders { io.print("\(name) = \(store.model.display(id, in: store))") }
     }
-    if let f = result.failure { throw ToolError.failed(f.description) }
+    if let f = result.failure { throw ToolError.failed("\(name): \(f)") }
   }
 }
 

@@ -19,8 +19,14 @@ struct ImportCommand: ToolCommand {
     let store = try openStore(try a.required("STORE"), writing: true)
     let batch = try a.int("batch")
     if let batch, batch < 1 { throw ToolError.usage("--batch needs a positive number, not \(batch)") }
-    let bytes = try io.read(try a.required("FILE"))
-    let result = try store.importObjects(bytes, batch: batch)
+    let file = try a.required("FILE")
+    let bytes = try io.read(file)
+    let result: ImportResult
+    do {
+      result = try store.importObjects(bytes, batch: batch)
+    } catch let e as FormatError {
+      throw ToolError.failed("\(file == "-" ? "standard input" : file): \(e)")
+    }
     let seqs = result.commits.map { "\($0.firstSequence)...\($0.lastSequence)" }.joined(separator: ", ")
     io.print(
       "imported \(result.objects) objects in \(result.commits.count) commit(s)"
