@@ -67,15 +67,12 @@ extension EventStore {
       report.problems.append("\(e)")
       return report
     }
-    // The scratch environment must stay open while its snapshot is read: an optimized build
-    // may otherwise release (and close) it after its last named use.
-    try withExtendedLifetime(scratchEnv) {
-      let scratchTxn = try scratchEnv.beginRead()
-      let replayed = scratchTxn.handle
-      for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
-        if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
-          report.problems.append(problem)
-        }
+    // The snapshot keeps the scratch environment open (a transaction holds its environment).
+    let scratchTxn = try scratchEnv.beginRead()
+    let replayed = scratchTxn.handle
+    for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
+      if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
+        report.problems.append(problem)
       }
     }
     return report

@@ -73,6 +73,12 @@ package final class StoreService: Sendable {
     throw ServiceError.alreadyCommitted(key: key, commit: info)
   }
 
+  /// Checks a key the commit closure set itself (the one given up front was checked before
+  /// the closure ran): a retry still lands once.
+  package func refuseKeySetInside(_ tx: Transaction, given: CommitMetadata, in txn: WriteHandle) throws {
+    if tx.metadata.idempotencyKey != given.idempotencyKey { try refuseRepeatedKey(tx.metadata, in: txn) }
+  }
+
   /// Called by ``EventStore/write(metadata:_:)`` inside its transaction, after the commit was
   /// appended: the inline projections follow it in the same transaction.
   package func willCommit(_ info: CommitInfo, of tx: Transaction, in txn: WriteHandle) throws {

@@ -125,10 +125,7 @@ extension StoreService {
         let tx = Transaction(model: model, dbs: dbs, handle: child.handle, metadata: w.metadata)
         defer { tx.close() }
         let value = try w.body(tx)
-        // A key the closure set itself is checked too (refused alone, in its nested transaction).
-        if tx.metadata.idempotencyKey != w.metadata.idempotencyKey {
-          try refuseRepeatedKey(tx.metadata, in: child.handle)
-        }
+        try refuseKeySetInside(tx, given: w.metadata, in: child.handle)  // refused alone, in its nested transaction
         let info = try tx.finish()
         if let info { try projections.applyInline(after: info, of: tx, in: child.handle) }
         return .committed(info, value: value)

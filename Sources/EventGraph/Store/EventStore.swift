@@ -196,10 +196,7 @@ public final class EventStore: Sendable {
       do {
         defer { tx.isOpen = false }
         let value = try body(tx)
-        // A key the closure set itself is checked too: a retry still lands once.
-        if tx.metadata.idempotencyKey != metadata.idempotencyKey {
-          try service.refuseRepeatedKey(tx.metadata, in: txn.handle)
-        }
+        try service.refuseKeySetInside(tx, given: metadata, in: txn.handle)
         let info = try tx.finish()
         if let info { try service.willCommit(info, of: tx, in: txn.handle) }
         try txn.commit()
