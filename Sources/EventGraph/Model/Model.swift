@@ -119,6 +119,8 @@ public final class Entity: Sendable, Hashable {
     self.attributeTypes = properties.map { if case .attribute(let a) = $0.kind { a.type } else { nil } }
     self.indexed = properties.map { if case .attribute(let a) = $0.kind { a.isIndexed } else { false } }
     self.hasIndexes = indexed.contains(true)
+    self.attributes = properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
+    self.relationships = properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
   }
 
   public static func == (a: Entity, b: Entity) -> Bool {
@@ -157,14 +159,12 @@ public final class Entity: Sendable, Hashable {
   }
 
   /// Every attribute, inherited ones first.
-  public var attributes: [Attribute] {
-    properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
-  }
+  ///
+  /// Stored, not computed: inserts and validation read it for every object.
+  public let attributes: [Attribute]
 
   /// Every relationship, inherited ones first.
-  public var relationships: [Relationship] {
-    properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
-  }
+  public let relationships: [Relationship]
 }
 
 /// A property of an entity: an attribute or a relationship.

@@ -39,6 +39,18 @@ package final class Projector {
     return s
   }
 
+  /// The entity of a live object, `nil` when it does not exist; no copy of its values.
+  package func liveEntity(_ o: ObjectID) throws -> EntityID? {
+    if hot?.id == o { return hot?.entity }
+    return try state(o)?.entity
+  }
+
+  /// The value of one attribute of a live object (`nil` also when the object does not exist).
+  package func value(_ o: ObjectID, _ attribute: PropertyID) throws -> Value? {
+    if hot?.id == o { return hot?[attribute] }
+    return try state(o)?[attribute]
+  }
+
   /// Makes `o` the hot object (loading it), so that it can be changed in place.
   private func makeHot(_ o: ObjectID) throws {
     if hot?.id == o { return }

@@ -85,8 +85,8 @@ public final class Transaction: GraphReading {
     guard !e.isAbstract else { throw StoreError.abstractEntity(entityName) }
     let id = ObjectID(try allocateID())
     try emit(.insert(id, entity: e.id))
-    for a in e.attributes where !given.contains(a.name) {
-      if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) }
+    for a in e.attributes {
+      if let d = a.defaultValue, !given.contains(a.name) { try emit(.set(id, attribute: a.id, value: d)) }
     }
     return id
   }
@@ -141,21 +141,29 @@ public final class Transaction: GraphReading {
   /// - Throws: ``StoreError/wrongType(object:attribute:detail:)`` and the naming errors.
   public func set(_ id: ObjectID, _ attribute: String, _ value: Value?) throws {
     try checkOpen()
-    let s = try requireObject(id)
-    try set(id, s, try model.attribute(attribute, of: s.entity), value)
+    try set(id, try model.attribute(attribute, of: try liveEntity(id)), value)
   }
 
   /// Sets an attribute already resolved against the object's entity (no name lookup).
   package func set(_ id: ObjectID, attribute a: Attribute, _ value: Value?) throws {
     try checkOpen()
-    let s = try requireObject(id)
-    guard case .attribute(let own)? = model.entity(s.entity)?.property(a.id)?.kind, own == a else {
-      throw StoreError.unknownProperty(entity: model.entity(s.entity)?.name ?? "?", property: a.name)
+    let entity = try liveEntity(id)
+    guard case .attribute(let own)? = model.entity(entity)?.property(a.id)?.kind, own == a else {
+      throw StoreError.unknownProperty(entity: model.entity(entity)?.name ?? "?", property: a.name)
     }
-    try set(id, s, a, value)
+    try set(id, a, value)
   }
 
-  private func set(_ id: ObjectID, _ s: ObjectState, _ a: Attribute, _ value: Value?) throws {
+  /// The entity of a live object.
+  ///
+  /// Only the entity: a copy of the object's state held while the projector changes the
+  /// object would make each change copy all its values.
+  private func liveEntity(_ id: ObjectID) throws -> EntityID {
+    guard let e = try projector.liveEntity(id) else { throw StoreError.noSuchObject(display(id)) }
+    return e
+  }
+
+  private func set(_ id: ObjectID, _ a: Attribute, _ value: Value?) throws {
     var v = value
     if let value {
       do {
@@ -164,7 +172,7 @@ public final class Transaction: GraphReading {
         throw StoreError.wrongType(object: display(id), attribute: a.name, detail: error.description)
       }
     }
-    if s[a.id] == v { return }
+    if try projector.value(id, a.id) == v { return }
     try emit(.set(id, attribute: a.id, value: v))
   }
 
