@@ -157,6 +157,35 @@ extension TransactionWriting where Self: ~Copyable {
     return true
   }
 
+  /// Stores `value` under `key` as ``put(_:key:value:flags:)`` does, trying an append first.
+  ///
+  /// When `key` sorts after every key of `db`, LMDB adds it at the end without searching
+  /// the tree, and a page that fills is left full rather than split in half. Otherwise
+  /// LMDB refuses the append (`MDB_KEYEXIST`) before changing anything, and the ordinary
+  /// put follows: callers use it for keys that are usually, not always, the last.
+  ///
+  /// - Returns: `false` when ``PutFlags/noOverwrite`` was given and the key exists.
+  @discardableResult
+  public func appendOrPut(_ db: Database, key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = [])
+    throws(LMDBError) -> Bool
+  {
+    let rc = key.withLMDBBytes { k in
+      value.withLMDBBytes { v in
+        // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
+        var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+        var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+        let appended = mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_APPEND))
+        guard appended == MDB_KEYEXIST else { return appended }
+        kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+        vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+        return mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue)
+      }
+    }
+    if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
+    try check(rc, "mdb_put")
+    return true
+  }
+
   /// Stores a value of `count` bytes under `key`, written in place by `fill` (`MDB_RESERVE`):
   /// the value is encoded straight into the page, with no intermediate buffer.
   public func put(

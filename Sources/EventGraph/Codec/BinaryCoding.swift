@@ -10,6 +10,14 @@ struct BinaryWriter {
     bytes.reserveCapacity(capacity)
   }
 
+  /// Empties the buffer, keeping its storage, for a writer that encodes one record after
+  /// another.
+  mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
+  /// The number of bytes ``varint(_:)`` writes for `v`.
+  @inline(__always)
+  static func varintSize(_ v: UInt64) -> Int { v < 0x80 ? 1 : (70 - v.leadingZeroBitCount) / 7 }
+
   @inline(__always)
   mutating func byte(_ b: UInt8) { bytes.append(b) }
 
@@ -40,6 +48,8 @@ struct BinaryWriter {
   }
 
   mutating func string(_ s: String) {
+    // A native string lends its UTF-8 in place; only a bridged one is copied first.
+    if s.utf8.withContiguousStorageIfAvailable({ lengthPrefixed($0) }) != nil { return }
     var s = s
     s.withUTF8 { lengthPrefixed($0) }
   }

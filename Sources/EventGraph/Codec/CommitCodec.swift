@@ -19,7 +19,7 @@ package enum CommitCodec {
   enum MetadataTag: UInt64 { case author = 1, correlationID, idempotencyKey, sourceCommit, clonedFrom, extra }
 
   package static func encode(_ c: Commit) -> [UInt8] {
-    var w = BinaryWriter(capacity: 32 + c.events.count * 24)
+    var w = BinaryWriter(capacity: estimatedSize(of: c))
     w.byte(format)
     w.varint(c.number)
     w.varint(c.firstSequence)
@@ -27,10 +27,21 @@ package enum CommitCodec {
     w.varint(UInt64(c.modelVersion))
     encode(c.metadata, into: &w)
     w.varint(UInt64(c.events.count))
-    for e in c.events { encode(e, into: &w) }
+    for i in c.events.indices { encode(c.events[i], into: &w) }
     let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
     w.fixed32(crc)
     return w.bytes
+  }
+
+  /// About the size of a commit record, so that its buffer is allocated once rather than
+  /// grown (and copied) while the events are written.
+  static func estimatedSize(of c: Commit) -> Int {
+    var n = 64 + c.metadata.extra.count * 32
+    for i in c.events.indices {
+      n += 32
+      if case .set(_, _, let v) = c.events[i] { n += BinaryWriter.estimatedSize(of: v) }
+    }
+    return n
   }
 
   /// A time in whole milliseconds, rounded to the nearest, so that a decoded time

@@ -6,6 +6,20 @@ enum ValueTag: UInt8 {
 }
 
 extension BinaryWriter {
+  /// About the number of bytes ``value(_:)`` writes for `v` (exact but for decimals), to
+  /// size a buffer before encoding.
+  static func estimatedSize(of v: Value?) -> Int {
+    switch v {
+    case .none, .boolean: 1
+    case .string(let s), .uri(let s): 1 + varintSize(UInt64(s.utf8.count)) + s.utf8.count
+    case .int16, .int32, .int64, .double, .date: 11
+    case .float: 5
+    case .decimal: 48
+    case .binary(let b): 1 + varintSize(UInt64(b.count)) + b.count
+    case .uuid: 17
+    }
+  }
+
   mutating func value(_ v: Value?) {
     guard let v else { return byte(ValueTag.none.rawValue) }
     switch v {

@@ -33,14 +33,29 @@ public struct ObjectState: Sendable, Hashable {
 extension ObjectState {
   /// The `objects` database value: varint entity, varint count, then (varint property, value).
   func encoded() -> [UInt8] {
-    var w = BinaryWriter(capacity: 16 + values.count * 16)
+    var w = BinaryWriter(capacity: estimatedSize)
+    encode(into: &w)
+    return w.bytes
+  }
+
+  /// Appends the `objects` record to `w` (a writer reused for many objects allocates once).
+  func encode(into w: inout BinaryWriter) {
     w.varint(UInt64(entity.rawValue))
-    w.varint(UInt64(values.lazy.filter { $0 != nil }.count))
-    for (i, v) in values.enumerated() where v != nil {
+    var count = 0
+    for i in values.indices where values[i] != nil { count += 1 }
+    w.varint(UInt64(count))
+    for i in values.indices {
+      guard let v = values[i] else { continue }
       w.varint(UInt64(i))
       w.value(v)
     }
-    return w.bytes
+  }
+
+  /// About the size of the record, so that its buffer is allocated once.
+  var estimatedSize: Int {
+    var n = 8
+    for i in values.indices where values[i] != nil { n += 3 + BinaryWriter.estimatedSize(of: values[i]) }
+    return n
   }
 
   static func decode(_ bytes: UnsafeRawBufferPointer, id: ObjectID, model: Model) throws(CorruptionError)

@@ -22,6 +22,17 @@ package final class Projector {
   private var dirty: Set<ObjectID> = []
   /// Objects whose history gets this commit.
   private(set) var touched: Set<ObjectID> = []
+  /// The buffer object records are encoded into, one after another.
+  private var record = BinaryWriter(capacity: 1024)
+  /// The highest identity given before this projector's first insert (read then).
+  ///
+  /// Objects above it were inserted here: none of their keys existed before, and theirs
+  /// usually sort after every other key of `objects` and `history`, so they are written as
+  /// appends (``LMDB/TransactionWriting/appendOrPut(_:key:value:flags:)``).
+  private var lastIdentityBefore: UInt64?
+  /// Whether inserts still find their `entities` key at the end (one entity, or the last
+  /// one, inserted in identity order); cleared at the first that does not.
+  private var entitiesAppend = true
 
   package init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
     self.txn = txn
@@ -98,15 +109,25 @@ package final class Projector {
       // An identity is given once; the one exception is an object that comes back as itself
       // (an upcast re-making a destination whose source was filtered out, then in again):
       // the same entity, and not alive.
-      // One descent of the B-tree: the put refuses an identity that is taken.
-      let fresh = try txn.put(
+      // One descent of the B-tree (none for a new highest identity): the put refuses an
+      // identity that is taken.
+      if lastIdentityBefore == nil { lastIdentityBefore = try reader.lastObjectID() }
+      let fresh = try txn.appendOrPut(
         dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: .noOverwrite)
       if !fresh {
         guard try reader.entity(of: o) == entityID, try state(o) == nil else {
           throw StoreError.corrupt("insert of \(e.name)/\(o.rawValue): identity already used")
         }
       }
-      try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
+      if entitiesAppend && isNew(o) {
+        let key = StoreKey.entity(entityID, o)
+        if try !txn.put(dbs.entities, key: key, value: [UInt8](), flags: [.append, .noOverwrite]) {
+          entitiesAppend = false
+          try txn.put(dbs.entities, key: key, value: [UInt8]())
+        }
+      } else {
+        try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
+      }
       park()
       hot = ObjectState(id: o, entity: entityID, propertyCount: e.properties.count)
       dirty.insert(o)
@@ -237,6 +258,12 @@ package final class Projector {
     try txn.delete(dbs.links, key: StoreKey.link(o, rel, position: targets.count - 1))
   }
 
+  /// Whether `o` was inserted by this projector (see `lastIdentityBefore`).
+  private func isNew(_ o: ObjectID) -> Bool {
+    guard let last = lastIdentityBefore else { return false }
+    return o.rawValue > last
+  }
+
   // MARK: - End of a commit
 
   /// Writes the changed object records and one history entry per touched object.
@@ -254,8 +281,14 @@ package final class Projector {
   /// Writes one history entry per object touched since the last call.
   package func recordHistory(commitSequence: UInt64) throws {
     park()  // the next commit that changes the hot object must mark it touched again
-    for o in touched {
-      try txn.put(dbs.history, key: StoreKey.history(o, commitSequence), value: [UInt8]())
+    // In key order, so that the entries of new objects are appends.
+    for o in touched.sorted() {
+      let key = StoreKey.history(o, commitSequence)
+      if isNew(o) {
+        try txn.appendOrPut(dbs.history, key: key, value: [UInt8]())
+      } else {
+        try txn.put(dbs.history, key: key, value: [UInt8]())
+      }
     }
     touched.removeAll(keepingCapacity: true)
   }
@@ -266,7 +299,13 @@ package final class Projector {
     park()
     for o in dirty.sorted() {
       guard let s = cache[o] ?? nil else { continue }
-      try txn.put(dbs.objects, key: StoreKey.object(o), value: s.encoded())
+      record.reset()
+      s.encode(into: &record)
+      if isNew(o) {
+        try txn.appendOrPut(dbs.objects, key: StoreKey.object(o), value: record.bytes)
+      } else {
+        try txn.put(dbs.objects, key: StoreKey.object(o), value: record.bytes)
+      }
     }
     dirty.removeAll(keepingCapacity: true)
     cache.removeAll(keepingCapacity: true)
@@ -278,5 +317,7 @@ package final class Projector {
     cache.removeAll()
     dirty.removeAll()
     touched.removeAll()
+    lastIdentityBefore = nil
+    entitiesAppend = true
   }
 }
