@@ -121,6 +121,7 @@ public final class Entity: Sendable, Hashable {
     self.hasIndexes = indexed.contains(true)
     self.attributes = properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
     self.relationships = properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
+    self.attributeSlots = properties.map { if case .attribute(let a) = $0.kind { a } else { nil } }
   }
 
   public static func == (a: Entity, b: Entity) -> Bool {
@@ -148,8 +149,7 @@ public final class Entity: Sendable, Hashable {
 
   /// The attribute with this name.
   public func attribute(named name: String) -> Attribute? {
-    if case .attribute(let a)? = property(named: name)?.kind { return a }
-    return nil
+    index[name].flatMap { attributeSlots[Int($0.rawValue)] }
   }
 
   /// The relationship with this name.
@@ -165,6 +165,9 @@ public final class Entity: Sendable, Hashable {
 
   /// Every relationship, inherited ones first.
   public let relationships: [Relationship]
+  /// Each attribute by ``PropertyID`` (`nil` for a relationship): a lookup by name (one per
+  /// `set`) copies the attribute alone, not its property.
+  private let attributeSlots: [Attribute?]
 }
 
 /// A property of an entity: an attribute or a relationship.

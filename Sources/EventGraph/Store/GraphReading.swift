@@ -72,9 +72,9 @@ extension Model {
   /// The attribute `name` of an entity, or an error naming both.
   func attribute(_ name: String, of id: EntityID) throws(StoreError) -> Attribute {
     guard let e = entity(id) else { throw .corrupt("unknown entity id \(id.rawValue)") }
-    guard let p = e.property(named: name) else { throw .unknownProperty(entity: e.name, property: name) }
-    guard case .attribute(let a) = p.kind else { throw .notAnAttribute(entity: e.name, property: name) }
-    return a
+    if let a = e.attribute(named: name) { return a }
+    guard e.propertyID(named: name) != nil else { throw .unknownProperty(entity: e.name, property: name) }
+    throw .notAnAttribute(entity: e.name, property: name)
   }
 
   /// The relationship `name` of an entity, or an error naming both.

@@ -28,12 +28,15 @@ public final class Transaction: GraphReading {
   /// only the projection (the next step's source state).
   package var writesLog = true
 
+  /// The projector's model, stored again so that a name lookup per `set` borrows it
+  /// rather than copying it out of the projector.
+  public let model: Model
+
   package init(model: Model, dbs: StoreDatabases, handle: WriteHandle, metadata: CommitMetadata) {
     self.projector = Projector(txn: handle, dbs: dbs, model: model)
+    self.model = model
     self.metadata = metadata
   }
-
-  public var model: Model { projector.model }
 
   private func checkOpen() throws {
     if !isOpen { throw StoreError.transactionEnded }
