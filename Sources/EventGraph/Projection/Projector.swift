@@ -14,16 +14,21 @@ package final class Projector {
   package let model: Model
   package var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
 
+  // The state below is read and changed several times per event. A projector belongs to
+  // one write transaction, on the thread that runs it, and none of its methods calls back
+  // into it while one of these properties is being changed, so accesses never overlap: the
+  // run-time exclusivity checks (a tenth of a commit's time) are turned off for them.
+
   /// Objects loaded or changed in this commit; `nil` marks one deleted in it.
-  private var cache: [ObjectID: ObjectState?] = [:]
+  @exclusivity(unchecked) private var cache: [ObjectID: ObjectState?] = [:]
   /// The object being changed now, authoritative over `cache`: runs of events on one
   /// object (an insert and its sets) change it in place, with no hashing per event.
-  private var hot: ObjectState?
-  private var dirty: Set<ObjectID> = []
+  @exclusivity(unchecked) private var hot: ObjectState?
+  @exclusivity(unchecked) private var dirty: Set<ObjectID> = []
   /// Objects whose history gets this commit.
-  private(set) var touched: Set<ObjectID> = []
+  @exclusivity(unchecked) private(set) var touched: Set<ObjectID> = []
   /// The buffer object records are encoded into, one after another.
-  private var record = BinaryWriter(capacity: 1024)
+  @exclusivity(unchecked) private var record = BinaryWriter(capacity: 1024)
   /// The highest identity given before this projector's first insert (read then).
   ///
   /// Objects above it were inserted here: none of their keys existed before, and theirs
