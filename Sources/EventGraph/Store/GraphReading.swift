@@ -77,6 +77,16 @@ extension Model {
     throw .notAnAttribute(entity: e.name, property: name)
   }
 
+  /// The ID and type of attribute `name` of an entity, or the error ``attribute(_:of:)``
+  /// gives: what a `set` needs, without copying the attribute.
+  func attributeSlot(_ name: String, of id: EntityID) throws(StoreError) -> (id: PropertyID, type: AttributeType) {
+    if let e = entity(id), let p = e.propertyID(named: name), let type = e.attributeTypes[Int(p.rawValue)] {
+      return (p, type)
+    }
+    let a = try attribute(name, of: id)
+    return (a.id, a.type)
+  }
+
   /// The relationship `name` of an entity, or an error naming both.
   func relationship(_ name: String, of id: EntityID) throws(StoreError) -> Relationship {
     guard let e = entity(id) else { throw .corrupt("unknown entity id \(id.rawValue)") }

@@ -147,7 +147,9 @@ public final class Transaction: GraphReading {
   /// - Throws: ``StoreError/wrongType(object:attribute:detail:)`` and the naming errors.
   public func set(_ id: ObjectID, _ attribute: String, _ value: Value?) throws {
     try checkOpen()
-    try set(id, try model.attribute(attribute, of: try liveEntity(id)), value)
+    let entity = try liveEntity(id)
+    let slot = try model.attributeSlot(attribute, of: entity)
+    try set(id, slot.id, slot.type, value)
   }
 
   /// Sets an attribute already resolved against the object's entity (no name lookup).
@@ -157,7 +159,7 @@ public final class Transaction: GraphReading {
     guard case .attribute(let own)? = model.entity(entity)?.property(a.id)?.kind, own == a else {
       throw StoreError.unknownProperty(entity: model.entity(entity)?.name ?? "?", property: a.name)
     }
-    try set(id, a, value)
+    try set(id, a.id, a.type, value)
   }
 
   /// The entity of a live object.
@@ -169,17 +171,20 @@ public final class Transaction: GraphReading {
     return e
   }
 
-  private func set(_ id: ObjectID, _ a: Attribute, _ value: Value?) throws {
+  /// Sets attribute `attribute` (of type `type`) of a live object, by ID: the attribute
+  /// itself (its name, default, renaming identifier) is not copied on this path.
+  private func set(_ id: ObjectID, _ attribute: PropertyID, _ type: AttributeType, _ value: Value?) throws {
     var v = value
-    if let value {
+    if let value, value.type != type {
       do {
-        v = try value.converted(to: a.type)
+        v = try value.converted(to: type)
       } catch {
-        throw StoreError.wrongType(object: display(id), attribute: a.name, detail: error.description)
+        let name = try projector.liveEntity(id).flatMap { model.entity($0)?.property(attribute)?.name }
+        throw StoreError.wrongType(object: display(id), attribute: name ?? "?", detail: error.description)
       }
     }
-    if try projector.value(id, a.id) == v { return }
-    try emit(.set(id, attribute: a.id, value: v))
+    if try projector.value(id, attribute) == v { return }
+    try emit(.set(id, attribute: attribute, value: v))
   }
 
   // MARK: - Relationships
