@@ -19,12 +19,12 @@ package final class Projector {
   // into it while one of these properties is being changed, so accesses never overlap: the
   // run-time exclusivity checks (a tenth of a commit's time) are turned off for them.
 
-  /// Objects loaded or changed in this commit; `nil` marks one deleted in it.
-  @exclusivity(unchecked) private var cache: [ObjectID: ObjectState?] = [:]
-  /// The object being changed now, authoritative over `cache`: runs of events on one
-  /// object (an insert and its sets) change it in place, with no hashing per event.
+  /// Objects loaded or changed in this commit.
+  @exclusivity(unchecked) private var cache: [ObjectID: Cached] = [:]
+  /// The object being changed now, authoritative over `cache` (and changed, so written by
+  /// ``writeObjects()``): runs of events on one object (an insert and its sets) change it in
+  /// place, with no hashing per event.
   @exclusivity(unchecked) private var hot: ObjectState?
-  @exclusivity(unchecked) private var dirty: Set<ObjectID> = []
   /// Objects whose history gets this commit.
   @exclusivity(unchecked) private(set) var touched: Set<ObjectID> = []
   /// The buffer object records are encoded into, one after another.
@@ -39,6 +39,14 @@ package final class Projector {
   /// one, inserted in identity order); cleared at the first that does not.
   private var entitiesAppend = true
 
+  /// An object's state as of the events applied so far, and whether they changed it.
+  private struct Cached {
+    /// `nil` for an object that does not exist (deleted in this commit, or never made).
+    var state: ObjectState?
+    /// Whether ``writeObjects()`` writes the record (a deleted object's is deleted at once).
+    var isChanged: Bool
+  }
+
   package init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
     self.txn = txn
     self.dbs = dbs
@@ -49,9 +57,9 @@ package final class Projector {
 
   package func state(_ o: ObjectID) throws -> ObjectState? {
     if let h = hot, h.id == o { return h }
-    if let cached = cache[o] { return cached }
+    if let cached = cache[o] { return cached.state }
     let s = try reader.object(o)
-    cache[o] = .some(s)
+    cache[o] = Cached(state: s, isChanged: false)
     return s
   }
 
@@ -71,19 +79,18 @@ package final class Projector {
   private func makeHot(_ o: ObjectID) throws {
     if hot?.id == o { return }
     park()
-    let loaded = try cache.removeValue(forKey: o) ?? reader.object(o)
-    guard let loaded else {
-      cache[o] = .some(nil)
+    let cached = cache.removeValue(forKey: o)
+    guard let loaded = try cached.map({ $0.state }) ?? reader.object(o) else {
+      cache[o] = Cached(state: nil, isChanged: false)
       throw StoreError.noSuchObject(reader.display(o))
     }
     hot = loaded
-    dirty.insert(o)
     touched.insert(o)
   }
 
   /// Puts the hot object back into the cache.
   private func park() {
-    if let h = hot { cache[h.id] = .some(h) }
+    if let h = hot { cache[h.id] = Cached(state: h, isChanged: true) }
     hot = nil
   }
 
@@ -135,7 +142,6 @@ package final class Projector {
       }
       park()
       hot = ObjectState(id: o, entity: entityID, propertyCount: e.properties.count)
-      dirty.insert(o)
       touched.insert(o)
 
     case .set(let o, let attribute, let value):
@@ -206,8 +212,7 @@ package final class Projector {
         }
       }
       if hot?.id == o { hot = nil }
-      cache[o] = .some(nil)
-      dirty.remove(o)
+      cache[o] = Cached(state: nil, isChanged: false)
       touched.insert(o)
     }
   }
@@ -302,8 +307,14 @@ package final class Projector {
   /// batch of commits, so an object changed by many commits is written once).
   package func writeObjects() throws {
     park()
-    for o in dirty.sorted() {
-      guard let s = cache[o] ?? nil else { continue }
+    var changed: [(id: ObjectID, state: ObjectState)] = []
+    changed.reserveCapacity(cache.count)
+    for (o, c) in cache where c.isChanged {
+      if let s = c.state { changed.append((o, s)) }
+    }
+    // In key order, so that the records of new objects are appends.
+    changed.sort { $0.id < $1.id }
+    for (o, s) in changed {
       record.reset()
       s.encode(into: &record)
       if isNew(o) {
@@ -312,7 +323,6 @@ package final class Projector {
         try txn.put(dbs.objects, key: StoreKey.object(o), value: record.bytes)
       }
     }
-    dirty.removeAll(keepingCapacity: true)
     cache.removeAll(keepingCapacity: true)
   }
 
@@ -320,7 +330,6 @@ package final class Projector {
   package func reset() {
     hot = nil
     cache.removeAll()
-    dirty.removeAll()
     touched.removeAll()
     lastIdentityBefore = nil
     entitiesAppend = true
