@@ -99,6 +99,53 @@ struct CodecTests {
     }
   }
 
+  @Test("an object record is laid out as the store layout says, a count of 128 values or more taking two bytes")
+  func objectRecordLayout() throws {
+    for count in [0, 1, 127, 128, 130] {
+      let attributes = (0..<130).map { AttributeDescription(name: "a\($0)", type: .string, isOptional: true) }
+      let model = try Model(
+        name: "Wide", version: 1, entities: [EntityDescription(name: "Wide", attributes: attributes)])
+      var state = ObjectState(id: ObjectID(7), entity: EntityID(rawValue: 0), propertyCount: 130)
+      for i in 0..<count { state.set(PropertyID(rawValue: UInt16(i)), .string("é\(i)")) }
+
+      var expected = BinaryWriter()
+      expected.varint(0)
+      expected.varint(UInt64(count))
+      for i in 0..<count {
+        expected.varint(UInt64(i))
+        expected.value(.string("é\(i)"))
+      }
+      let record = state.encoded()
+      #expect(record == expected.bytes)
+      #expect(try record.withUnsafeBytes { try ObjectState.decode($0, id: ObjectID(7), model: model) } == state)
+    }
+  }
+
+  @Test(
+    "strings decode as they were written, ASCII or not, and invalid UTF-8 is refused", arguments: [0, 7, 8, 9, 100])
+  func stringDecoding(length: Int) throws {
+    for text in [
+      String(repeating: "a", count: length), String(repeating: "a", count: length) + "桃",
+      "é" + String(repeating: "a", count: length),
+    ] {
+      var w = BinaryWriter()
+      w.string(text)
+      #expect(
+        try w.bytes.withUnsafeBytes { raw in
+          var r = BinaryReader(raw)
+          return try r.string()
+        } == text)
+    }
+    var bad = Array(String(repeating: "a", count: length).utf8) + [0xFF]
+    bad.insert(UInt8(bad.count), at: 0)
+    #expect(throws: CorruptionError.self) {
+      try bad.withUnsafeBytes { raw in
+        var r = BinaryReader(raw)
+        return try r.string()
+      }
+    }
+  }
+
   @Test("CRC-32C matches the standard check value")
   func crcCheckValue() {
     #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)

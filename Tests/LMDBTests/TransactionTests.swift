@@ -150,6 +150,30 @@ struct ReadWriteTests {
     }
   }
 
+  @Test("appendOrPut appends keys past the end and puts the others, keeping every key in order")
+  func appendOrPut() throws {
+    try withTemporaryDirectory { dir in
+      let (env, db) = try openEnvironment(in: dir)
+      // Past the end, in the middle, before the start, over an existing key, past the end again.
+      let keys: [UInt64] = [10, 20, 15, 5, 20, 30]
+      try env.write { txn throws in
+        for k in keys { try txn.appendOrPut(db, key: BigEndianKey(k), value: bytes("v\(k)")) }
+        #expect(try !txn.appendOrPut(db, key: BigEndianKey(15), value: bytes("again"), flags: .noOverwrite))
+        #expect(try txn.appendOrPut(db, key: BigEndianKey(40), value: bytes("v40"), flags: .noOverwrite))
+      }
+      try env.read { txn throws in
+        var seen: [UInt64] = []
+        try txn.forEach(db) { k, v in
+          let key = BigEndianKey.decode(k) ?? 0
+          #expect(Array(v) == bytes("v\(key)"))
+          seen.append(key)
+          return true
+        }
+        #expect(seen == [5, 10, 15, 20, 30, 40])
+      }
+    }
+  }
+
   @Test("put(reserving:) lets the caller write the value in place")
   func reserve() throws {
     try withTemporaryDirectory { dir in

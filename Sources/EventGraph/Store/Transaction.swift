@@ -10,9 +10,10 @@ import LMDB
 /// required values and counts are checked when the closure returns.
 public final class Transaction: GraphReading {
   let projector: Projector
-  /// The events so far. A transaction is used on one thread and never reenters itself
-  /// while it appends, so the run-time exclusivity check is off (as for the projector's
-  /// state).
+  /// The events so far.
+  ///
+  /// A transaction is used on one thread and never reenters itself while it appends, so
+  /// the run-time exclusivity check is off (as for the projector's state).
   @exclusivity(unchecked) public private(set) var events: [Event] = []
   /// The commit's metadata; the closure may fill it in.
   public var metadata: CommitMetadata
