@@ -27,7 +27,11 @@ package enum CommitCodec {
     w.varint(UInt64(c.modelVersion))
     encode(c.metadata, into: &w)
     w.varint(UInt64(c.events.count))
-    for i in c.events.indices { encode(c.events[i], into: &w) }
+    c.events.withUnsafeBufferPointer { events in
+      // SAFETY: `events` is the array's storage, alive for this call; each event is read
+      // in place (an `Array` subscript or a `for` loop copies it: a retain and a release).
+      for i in events.indices { encode(events[i], into: &w) }
+    }
     let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
     w.fixed32(crc)
     return w.bytes
