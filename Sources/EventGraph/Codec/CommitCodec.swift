@@ -135,32 +135,13 @@ package enum CommitCodec {
   package static func decode(_ bytes: UnsafeRawBufferPointer, context: String, verifyChecksum: Bool = true)
     throws(CorruptionError) -> Commit
   {
-    do throws(CorruptionError) {
-      if verifyChecksum && !checksumMatches(bytes) {
-        throw CorruptionError(context: "", offset: max(0, bytes.count - 4), reason: "checksum mismatch")
-      }
-      var r = BinaryReader(UnsafeRawBufferPointer(rebasing: bytes[..<max(0, bytes.count - 4)]))
-      let f = try r.byte()
-      guard f == format else { throw r.failure("unknown commit format \(f)") }
-      let number = try r.varint()
-      let first = try r.varint()
-      let ms = try r.zigzag()
-      let version = try r.int()
-      let metadata = try decodeMetadata(&r)
-      let count = try r.int()
-      guard count <= r.remaining else { throw r.failure("event count \(count) beyond the record") }
-      var events: [Event] = []
-      events.reserveCapacity(count)
-      for _ in 0..<count { events.append(try decodeEvent(&r)) }
-      guard r.isAtEnd else { throw r.failure("\(r.remaining) bytes after the last event") }
-      return Commit(
-        number: number, firstSequence: first, time: Date(timeIntervalSince1970: Double(ms) / 1000),
-        modelVersion: version, metadata: metadata, events: events)
-    } catch {
-      var e = error
-      e.context = context
-      throw e
-    }
+    var reader = try EventReader(bytes, context: context, verifyChecksum: verifyChecksum)
+    var events: [Event] = []
+    events.reserveCapacity(reader.eventCount)
+    while let e = try reader.next() { events.append(e) }
+    var commit = reader.header
+    commit.events = events
+    return commit
   }
 
   /// Decodes only what precedes the metadata and the event count, without the checksum.
@@ -184,7 +165,7 @@ package enum CommitCodec {
     }
   }
 
-  private static func decodeMetadata(_ r: inout BinaryReader) throws(CorruptionError) -> CommitMetadata {
+  static func decodeMetadata(_ r: inout BinaryReader) throws(CorruptionError) -> CommitMetadata {
     var m = CommitMetadata()
     let n = try r.int()
     for _ in 0..<n {

@@ -7,9 +7,11 @@ package enum Replay {
   /// in one transaction before it spills, so long logs are replayed in batches.
   static let batchEvents = 250_000
 
-  /// Applies one logged commit to a projection (everything but the log entry itself).
-  static func project(_ commit: Commit, _ projector: Projector) throws {
-    for e in commit.events { try projector.apply(e) }
+  /// Applies one logged commit to a projection (everything but the log entry itself), each
+  /// event as it is decoded.
+  static func project(_ reader: inout CommitCodec.EventReader, _ projector: Projector) throws {
+    while let e = try reader.next() { try projector.apply(e) }
+    let commit = reader.header
     if let key = commit.metadata.idempotencyKey {
       try projector.txn.put(projector.dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
     }
@@ -60,12 +62,12 @@ package enum Replay {
           try txn.put(dbs.meta, key: MetaKey.rebuilding, value: "1")
         }
         try readLog(txn.handle, next) { key, bytes in
-          let c = try CommitCodec.decode(bytes, context: "log entry \(key)")
-          try checkOrder(c, key: key, previous: batchPrevious)
-          try project(c, projector)
-          batchPrevious = (c.number, c.lastSequence)
+          var reader = try CommitCodec.EventReader(bytes, context: "log entry \(key)")
+          try checkOrder(reader.header, key: key, previous: batchPrevious)
+          try project(&reader, projector)
+          batchPrevious = (reader.header.number, reader.lastSequence)
           batchCommits += 1
-          batchEvents += c.events.count
+          batchEvents += reader.eventCount
           if batchEvents >= Self.batchEvents {
             done = false
             return false
