@@ -149,14 +149,22 @@ struct BinaryReader {
     return text
   }
 
-  /// Whether every byte is below 0x80, checked eight bytes at a time.
+  /// Whether every byte is below 0x80, checked 32 and then 8 bytes at a time.
   static func isASCII(_ b: UnsafeRawBufferPointer) -> Bool {
     var i = 0
     var high: UInt64 = 0
-    while i + 8 <= b.count {
+    while b.count &- i >= 32 {
+      // SAFETY: `i + 32 <= b.count`: the four 8-byte reads are inside `b`.
+      high |=
+        b.loadUnaligned(fromByteOffset: i, as: UInt64.self) | b.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)
+        | b.loadUnaligned(fromByteOffset: i &+ 16, as: UInt64.self)
+        | b.loadUnaligned(fromByteOffset: i &+ 24, as: UInt64.self)
+      i &+= 32
+    }
+    while b.count &- i >= 8 {
       // SAFETY: `i + 8 <= b.count`: the 8 bytes read are inside `b`.
       high |= b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-      i += 8
+      i &+= 8
     }
     while i < b.count {
       high |= UInt64(b[i])
