@@ -5,15 +5,16 @@ struct Validator<G: GraphReading> {
   let graph: G
 
   func validate(_ objects: [ObjectID]) throws {
-    // Each entity's attributes and relationships, computed once per call, not per object.
+    // Each entity's required attributes and its relationships, found once per call, not
+    // per object.
     var rules: [EntityID: (attributes: [Attribute], relationships: [Relationship])] = [:]
     for id in objects {
       guard let s = try graph.object(id) else { continue }  // deleted
       if rules[s.entity] == nil, let e = model.entity(s.entity) {
-        rules[s.entity] = (e.attributes, e.relationships)
+        rules[s.entity] = (e.attributes.filter { !$0.isOptional }, e.relationships)
       }
       guard let (attributes, relationships) = rules[s.entity] else { continue }
-      for a in attributes where !a.isOptional && s[a.id] == nil {
+      for a in attributes where s[a.id] == nil {
         throw StoreError.validation(
           object: graph.display(id), property: a.name, message: "required attribute has no value")
       }
