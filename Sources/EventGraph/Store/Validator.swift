@@ -6,14 +6,20 @@ struct Validator<G: GraphReading> {
 
   func validate(_ objects: [ObjectID]) throws {
     // Each entity's required attributes and its relationships, found once per call, not
-    // per object.
-    var rules: [EntityID: (attributes: [Attribute], relationships: [Relationship])] = [:]
+    // per object; the last entity's are at hand (objects of one entity come in runs).
+    typealias Rules = (attributes: [Attribute], relationships: [Relationship])
+    var rules: [EntityID: Rules] = [:]
+    var last: (entity: EntityID, rules: Rules)?
     for id in objects {
       guard let s = try graph.object(id) else { continue }  // deleted
-      if rules[s.entity] == nil, let e = model.entity(s.entity) {
-        rules[s.entity] = (e.attributes.filter { !$0.isOptional }, e.relationships)
+      if last?.entity != s.entity {
+        if rules[s.entity] == nil, let e = model.entity(s.entity) {
+          rules[s.entity] = (e.attributes.filter { !$0.isOptional }, e.relationships)
+        }
+        guard let found = rules[s.entity] else { continue }
+        last = (s.entity, found)
       }
-      guard let (attributes, relationships) = rules[s.entity] else { continue }
+      guard let (attributes, relationships) = last?.rules else { continue }
       for a in attributes where s[a.id] == nil {
         throw StoreError.validation(
           object: graph.display(id), property: a.name, message: "required attribute has no value")
