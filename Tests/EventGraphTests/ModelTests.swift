@@ -21,6 +21,20 @@ struct ModelTests {
     #expect(book.propertyID(named: "lastName") == PropertyID(rawValue: 1))
   }
 
+  @Test("every property is found by its name, in any Unicode normalization, and no other name is")
+  func propertyLookup() throws {
+    let names = (0..<40).map { "p\($0)" } + ["café", "桃", ""]
+    let attributes = names.filter { !$0.isEmpty }.map {
+      AttributeDescription(name: $0, type: .string, isOptional: true)
+    }
+    let model = try Model(name: "Names", version: 1, entities: [EntityDescription(name: "E", attributes: attributes)])
+    let e = try #require(model.entity(named: "E"))
+    for p in e.properties { #expect(e.propertyID(named: p.name) == p.id) }
+    #expect(e.propertyID(named: "cafe\u{301}") == e.propertyID(named: "café"))
+    #expect(e.attribute(named: "cafe\u{301}")?.name == "café")
+    for missing in ["", "p40", "P1", "cafe", "p1 "] { #expect(e.propertyID(named: missing) == nil) }
+  }
+
   @Test("a model round-trips through its JSON form")
   func roundTrip() throws {
     for m in [try Fixtures.addressBookV1(), try Fixtures.addressBookV2(), try Fixtures.company()] {
