@@ -98,6 +98,7 @@ extension Upcaster {
     }
     if applySource { sourceProjector.forgetTouched() }
     let affected = try expand(touched, hops: mapping.reach, reader: sourceProjector.reader).sorted()
+    var changes = CommitChanges(events)
 
     // 2. One destination transaction, with the source commit's time and metadata.
     var metadata = c.metadata
@@ -128,7 +129,10 @@ extension Upcaster {
     for m in active { try step("begin", m) { try policy(m).begin(m, manager: manager) } }
     // 3. Destination instances: what each affected source makes now, against what it made before.
     for m in active {
-      for s in affected {
+      let inputs = stage.inputs[m.index]
+      // A mapping whose filter and values read none of what the commit changed makes what
+      // it made before: nothing to compare.
+      for s in affected where changes.mayChangeInstances(inputs, of: s) {
         guard let state = try sourceProjector.state(s) ?? deletedEntity(s, sourceProjector),
           mapping.applies(m, to: state.entity)
         else { continue }
@@ -147,7 +151,8 @@ extension Upcaster {
         }
         manager.draftSource = nil
         try step("reconcile", m, s) {
-          try reconcile(m, source, manager.drafts, tx: tx, associations: associations, nextID: &nextID)
+          try reconcile(
+            m, source, manager.drafts, tx: tx, associations: associations, changes: &changes, nextID: &nextID)
         }
       }
     }
@@ -156,7 +161,8 @@ extension Upcaster {
     for m in active {
       // A mapping with no relationship mappings and no policy has nothing to do here.
       guard !m.relationships.isEmpty || m.policy != nil else { continue }
-      for s in affected {
+      let inputs = stage.inputs[m.index]
+      for s in affected where changes.mayChangeRelationships(m, inputs, of: s) {
         guard let state = try sourceProjector.state(s), mapping.applies(m, to: state.entity) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
           manager.relationshipSource = (d, s)
@@ -232,13 +238,15 @@ extension Upcaster {
   /// Writes the difference between what a source made before and what it makes now.
   private func reconcile(
     _ m: CompiledEntityMapping, _ s: SourceObject, _ drafts: [MigrationManager.Draft], tx: Transaction,
-    associations: Associations, nextID: inout UInt64
+    associations: Associations, changes: inout CommitChanges, nextID: inout UInt64
   ) throws {
     let existing = try associations.destinations(mapping: m.index, source: s.id)
+    let pair = MappingSource(mapping: m.index, source: s.id)
     let wanted = Set(drafts.map(\.key))
     for (key, d) in existing where !wanted.contains(key) {
       try deleteAlone(d, tx: tx)
       try associations.remove(mapping: m.index, source: s.id, key: key, destination: d)
+      changes.associationsChanged.insert(pair)
     }
     let had = Dictionary(existing, uniquingKeysWith: { a, _ in a })
     for draft in drafts {
@@ -262,6 +270,7 @@ extension Upcaster {
       tx.nextIdentities = [id]
       let d = try tx.insert(draft.entity, values: draft.values)
       try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
+      changes.associationsChanged.insert(pair)
     }
   }
 }
