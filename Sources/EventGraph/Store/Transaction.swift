@@ -246,6 +246,42 @@ public final class Transaction: GraphReading {
     for (i, t) in targets.enumerated() { try link(id, relationship, t, at: r.isOrdered ? i : nil) }
   }
 
+  /// Makes a relationship already resolved against the object's entity hold exactly
+  /// `targets` (an upcast's relationship mappings take this path, with no name lookups and
+  /// one read of the current targets).
+  package func setRelationship(_ id: ObjectID, _ r: Relationship, to targets: [ObjectID]) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    guard case .relationship(let own)? = model.entity(s.entity)?.property(r.id)?.kind, own == r else {
+      throw StoreError.unknownProperty(entity: model.entity(s.entity)?.name ?? "?", property: r.name)
+    }
+    let current = try related(id, r.id)
+    if current == targets { return }
+    // Order and replacement rules live in `link`: only an unordered to-many is done here.
+    guard r.isToMany && !r.isOrdered else {
+      return r.isToMany
+        ? try setRelationship(id, r.name, to: targets) : try setRelationship(id, r.name, to: targets.first)
+    }
+    let wanted = Set(targets)
+    let have = Set(current)
+    for old in current where !wanted.contains(old) { try emit(.unlink(id, relationship: r.id, target: old)) }
+    for t in targets where !have.contains(t) {
+      let target = try requireObject(t)
+      guard model.isKind(target.entity, of: r.destination) else {
+        throw StoreError.wrongDestination(
+          object: display(id), relationship: r.name, target: display(t),
+          expected: model.entity(r.destination)?.name ?? "?")
+      }
+      // A to-one on the other side moves the target away from its previous owner.
+      if let inv = r.inverse, case .relationship(let back)? = model.entity(target.entity)?.property(inv)?.kind,
+        !back.isToMany, let previous = try related(t, inv).first
+      {
+        try emit(.unlink(t, relationship: inv, target: previous))
+      }
+      try emit(.link(id, relationship: r.id, target: t, position: nil))
+    }
+  }
+
   // MARK: - Deleting
 
   /// Deletes an object, applying each relationship's delete rule: `cascade` deletes the

@@ -162,13 +162,7 @@ public final class MigrationManager {
     else {
       throw MigrationError("no destination relationship '\(relationship)' on \(context.destination.display(object))")
     }
-    if r.isToMany {
-      if try context.destination.related(object, r.id) != targets {
-        try context.destination.setRelationship(object, relationship, to: targets)
-      }
-    } else if try context.destination.related(object, r.id).first != targets.first {
-      try context.destination.setRelationship(object, relationship, to: targets.first)
-    }
+    try context.destination.setRelationship(object, r, to: r.isToMany ? targets : Array(targets.prefix(1)))
   }
 
   /// What a mapping with no policy does: each relationship mapping's sources, through the
@@ -191,7 +185,7 @@ public final class MigrationManager {
         }
         targets += try context.associations.destinations(mapping: t, source: o).map(\.1)
       }
-      try setRelationship(destination, r.name, to: targets)
+      try context.destination.setRelationship(destination, r, to: r.isToMany ? targets : Array(targets.prefix(1)))
     }
   }
 }

@@ -107,9 +107,9 @@ extension Upcaster {
     tx.commitTime = c.time
     tx.writesLog = stage.isFinal
     defer { tx.close() }
+    let graph = SourceGraph(projector: sourceProjector)
     let context = UpcastContext(
-      source: SourceGraph(projector: sourceProjector), associations: associations, sourceModel: mapping.sourceModel,
-      destination: tx)
+      source: graph, associations: associations, sourceModel: mapping.sourceModel, destination: tx)
     let manager = MigrationManager(context: context, mapping: mapping)
     let active = mapping.mappings.filter { $0.source != nil && $0.destination != nil }
     func policy(_ m: CompiledEntityMapping) -> any MigrationPolicy { m.policy ?? DefaultPolicy() }
@@ -133,13 +133,13 @@ extension Upcaster {
       // A mapping whose filter and values read none of what the commit changed makes what
       // it made before: nothing to compare.
       for s in affected where changes.mayChangeInstances(inputs, of: s) {
-        guard let state = try sourceProjector.state(s) ?? deletedEntity(s, sourceProjector),
-          mapping.applies(m, to: state.entity)
+        let current = try graph.state(s)
+        guard let state = try current ?? deletedEntity(s, sourceProjector), mapping.applies(m, to: state.entity)
         else { continue }
         let source = SourceObject(id: s, entity: state.entity)
         manager.drafts = []
         manager.draftSource = source
-        let alive = try sourceProjector.state(s) != nil
+        let alive = current != nil
         if alive {
           let passes =
             try m.filter.map { try $0.evaluate(s, in: context.source, variables: ["source": .object(s)]) } ?? true
@@ -163,7 +163,7 @@ extension Upcaster {
       guard !m.relationships.isEmpty || m.policy != nil else { continue }
       let inputs = stage.inputs[m.index]
       for s in affected where changes.mayChangeRelationships(m, inputs, of: s) {
-        guard let state = try sourceProjector.state(s), mapping.applies(m, to: state.entity) else { continue }
+        guard let state = try graph.state(s), mapping.applies(m, to: state.entity) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
           manager.relationshipSource = (d, s)
           defer { manager.relationshipSource = nil }
