@@ -97,12 +97,13 @@ public final class Transaction: GraphReading {
   package func insert(_ e: Entity, values: [(Attribute, Value?)]) throws -> ObjectID {
     try checkOpen()
     guard !e.isAbstract else { throw StoreError.abstractEntity(e.name) }
-    var given = Set<PropertyID>()
-    for (a, v) in values where v != nil { given.insert(a.id) }
     let id = ObjectID(try allocateID())
     try emit(.insert(id, entity: e.id))
-    for a in e.attributes where !given.contains(a.id) {
-      if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) }
+    for a in e.attributes {
+      // A short list: a scan costs less than hashing.
+      if let d = a.defaultValue, !values.contains(where: { $0.0.id == a.id && $0.1 != nil }) {
+        try emit(.set(id, attribute: a.id, value: d))
+      }
     }
     for (a, v) in values {
       guard let v else { continue }
@@ -315,6 +316,27 @@ public final class Transaction: GraphReading {
     // Relationships without an inverse that point at this object.
     for (rel, source) in try projector.reader.allLinks(id) where rel & 0x8000 != 0 {
       try emit(.unlink(source, relationship: PropertyID(rawValue: rel & 0x7FFF), target: id))
+    }
+    try emit(.delete(id))
+  }
+
+  /// Deletes an object and its links, and nothing else: no delete rule runs (an upcast's
+  /// mapping, not the destination model, says which objects exist).
+  ///
+  /// The events are those a delete with `nullify` rules emits: an unlink per link of the
+  /// object, relationship by relationship, then one per link without an inverse that points
+  /// at it, then the delete.
+  package func deleteIgnoringRules(_ id: ObjectID) throws {
+    try checkOpen()
+    guard try object(id) != nil else { return }
+    // Links are listed in key order: the object's relationships by identifier (each in its
+    // own order), then the links without an inverse that point at it (flagged 0x8000).
+    for (rel, t) in try projector.reader.allLinks(id) {
+      if rel & 0x8000 == 0 {
+        try emit(.unlink(id, relationship: PropertyID(rawValue: rel), target: t))
+      } else {
+        try emit(.unlink(t, relationship: PropertyID(rawValue: rel & 0x7FFF), target: id))
+      }
     }
     try emit(.delete(id))
   }

@@ -210,12 +210,6 @@ extension Upcaster {
     return all
   }
 
-  /// Deletes a destination object without running the destination model's delete rules.
-  ///
-  /// Which objects exist is the mapping's to say (each is reconciled by its own mapping),
-  /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
-  /// links that this commit's relationship stage will remove are still there. Emptying the
-  /// relationships first emits the same unlink events a delete would.
   /// Whether a source's identity may be given to its one-to-one destination: never given,
   /// or given to this same destination object, deleted since.
   private static func identityIsFree(_ id: ObjectID, for entity: Entity, in tx: Transaction) throws -> Bool {
@@ -223,16 +217,13 @@ extension Upcaster {
     return try known == entity.id && tx.object(id) == nil
   }
 
+  /// Deletes a destination object without running the destination model's delete rules.
+  ///
+  /// Which objects exist is the mapping's to say (each is reconciled by its own mapping),
+  /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
+  /// links that this commit's relationship stage will remove are still there.
   private func deleteAlone(_ d: ObjectID, tx: Transaction) throws {
-    guard let state = try tx.object(d), let e = tx.model.entity(state.entity) else { return }
-    for r in e.relationships where try !tx.related(d, r.id).isEmpty {
-      if r.isToMany {
-        try tx.setRelationship(d, r.name, to: [])
-      } else {
-        try tx.setRelationship(d, r.name, to: nil as ObjectID?)
-      }
-    }
-    try tx.delete(d)
+    try tx.deleteIgnoringRules(d)
   }
 
   /// Writes the difference between what a source made before and what it makes now.
