@@ -167,7 +167,7 @@ extension ClonePlan {
           guard let o = overrides.override(entity.id, attribute.id) else { return nil }
           let context = AttributeOverride.Context(
             model: model, entity: entity, attribute: attribute, source: graph.ids[i], copy: identities[i],
-            isRoot: i == 0, original: graph.members[i].version, time: time)
+            isRoot: i == 0, original: graph.version(i), time: time)
           guard let value = try o.compute(context) else { return .some(nil) }
           do throws(ValueError) {
             return .some(try value.converted(to: attribute.type))
@@ -181,6 +181,7 @@ extension ClonePlan {
     try replay.emitObjects(states) { events.append($0) }
     var fresh = FreshObjects(replay, states: states)
     try replay.emitLinks({ events.append($0) }, kept: { fresh.keep($0, $1, $2, $3) })
+    fresh.finish()
     var map: [ObjectID: ObjectID] = [:]
     map.reserveCapacity(identities.count)
     for (i, o) in graph.ids.enumerated() { map[o] = identities[i] }
