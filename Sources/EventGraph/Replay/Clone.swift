@@ -153,7 +153,7 @@ extension ClonePlan {
   /// - Returns: the sequence read and the identity map (original → copy), the events,
   ///   and the records they make.
   func replay(firstIdentity: UInt64, time: Date) throws
-    -> (value: (UInt64, [ObjectID: ObjectID]), events: [Event], fresh: FreshObjects)
+    -> (value: (UInt64, [ObjectID: ObjectID]), events: CommitCodec.EventBody, fresh: FreshObjects)
   {
     let identities = (0..<UInt64(graph.count)).map { ObjectID(firstIdentity + $0) }
     let replay = SubgraphEvents(model: model, graph: graph, links: .policies(policies), identities: identities)
@@ -176,8 +176,8 @@ extension ClonePlan {
               object: "\(entity.name)/\(identities[i].rawValue)", attribute: attribute.name, detail: error.description)
           }
         })
-    var events: [Event] = []
-    events.reserveCapacity(graph.count * 8)
+    // Encoded as they are made: the log record is all that is kept of them.
+    var events = CommitCodec.EventBody(capacity: graph.count * 96 + graph.targets.count * 12)
     try replay.emitObjects(states) { events.append($0) }
     var fresh = FreshObjects(replay, states: states)
     try replay.emitLinks({ events.append($0) }, kept: { fresh.keep($0, $1, $2, $3) })

@@ -206,7 +206,7 @@ struct FreshObjects {
 
 /// The graph as the commit leaves it: the copies from their records, existing objects
 /// from the store (already written), for the model's validation.
-struct FreshGraph: GraphReading {
+struct FreshGraph: ValidatedGraph {
   let fresh: FreshObjects
   let reader: GraphReader<WriteHandle>
 
@@ -227,19 +227,25 @@ struct FreshGraph: GraphReading {
     return try reader.related(id, relationship)
   }
 
+  func relatedCount(_ id: ObjectID, _ relationship: PropertyID) throws -> Int {
+    if let i = fresh.member(id) { return fresh.targets(i, relationship).count }
+    return try reader.related(id, relationship).count
+  }
+
   func objects(of entity: EntityID) throws -> [ObjectID] { try reader.objects(of: entity) }
 }
 
 extension EventStore {
   /// Runs `build` in a write transaction of its own and appends, as one commit, the
-  /// events it returns, whose records it has computed in a ``FreshObjects``.
+  /// events it returns (encoded as they were made), whose records it has computed in a
+  /// ``FreshObjects``.
   ///
   /// The same steps as ``write(metadata:_:)``: refused while a rebuild is unfinished or
   /// when another handle changed the active model version, rules of the model checked,
   /// the whole redone in a bigger map when the map is full.
   func writeFresh<R>(
     metadata: CommitMetadata,
-    _ build: (GraphReader<WriteHandle>) throws -> (value: R, events: [Event], fresh: FreshObjects)
+    _ build: (GraphReader<WriteHandle>) throws -> (value: R, events: CommitCodec.EventBody, fresh: FreshObjects)
   ) throws -> (value: R, commit: CommitInfo) {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     while true {
@@ -254,8 +260,9 @@ extension EventStore {
         try Validator(model: model, graph: FreshGraph(fresh: built.fresh, reader: reader)).validate(built.fresh.touched)
         let commit = Commit(
           number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
-          metadata: metadata, events: built.events)
-        let info = try Transaction.append(commit, projector: Projector(txn: txn.handle, dbs: dbs, model: model))
+          metadata: metadata, events: [])
+        let info = try Transaction.append(
+          commit, body: built.events, projector: Projector(txn: txn.handle, dbs: dbs, model: model))
         try txn.commit()
         return (built.value, info)
       } catch let e as LMDBError where e == .mapFull {
