@@ -23,7 +23,8 @@ package enum CommitCodec {
     header(c, into: &w)
     w.varint(UInt64(c.events.count))
     for e in c.events { encode(e, into: &w) }
-    return sealed(w)
+    seal(&w)
+    return w.bytes
   }
 
   /// Events encoded one by one as they are made, so that a large commit (a clone) need not
@@ -44,11 +45,12 @@ package enum CommitCodec {
   /// The record of a commit whose events are in `body` (the commit's own `events` are
   /// not used): the same bytes as ``encode(_:)`` of the commit with those events.
   package static func encode(_ c: Commit, body: EventBody) -> [UInt8] {
-    var w = BinaryWriter(capacity: 64 + body.writer.bytes.count)
+    var w = BinaryWriter(capacity: 128 + body.writer.bytes.count)
     header(c, into: &w)
     w.varint(UInt64(body.count))
     w.bytes.append(contentsOf: body.writer.bytes)
-    return sealed(w)
+    seal(&w)
+    return w.bytes
   }
 
   /// Everything before the event count.
@@ -61,12 +63,10 @@ package enum CommitCodec {
     encode(c.metadata, into: &w)
   }
 
-  /// The record with its checksum.
-  private static func sealed(_ w: BinaryWriter) -> [UInt8] {
-    var w = w
+  /// Ends the record with its checksum.
+  private static func seal(_ w: inout BinaryWriter) {
     let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
     w.fixed32(crc)
-    return w.bytes
   }
 
   /// A time in whole milliseconds, rounded to the nearest, so that a decoded time
