@@ -120,10 +120,14 @@ struct FreshObjects {
     let objects = try txn.cursor(dbs.objects)
     let history = try txn.cursor(dbs.history)
     let links = try txn.cursor(dbs.links)
+    // One buffer for every object's record.
+    var record = BinaryWriter(capacity: 256)
     for (y, s) in states.enumerated() {
       let o = s.id
       try identities.put(key: StoreKey.object(o), value: StoreKey.entityPrefix(s.entity), flags: append)
-      try objects.put(key: StoreKey.object(o), value: s.encoded(), flags: append)
+      record.bytes.removeAll(keepingCapacity: true)
+      s.encode(into: &record)
+      try objects.put(key: StoreKey.object(o), value: record.bytes, flags: append)
       try history.put(key: StoreKey.history(o, sequence), value: none, flags: append)
       let isOrdered = ordered[Int(s.entity.rawValue)]
       let first = graph.slots(y).lowerBound
