@@ -154,10 +154,15 @@ struct FreshObjects {
         }
       }
     }
-    // Within an entity the new identities come last, but other entities follow: sorted.
-    for s in states.sorted(by: { ($0.entity, $0.id) < ($1.entity, $1.id) }) {
-      try txn.put(dbs.entities, key: StoreKey.entity(s.entity, s.id), value: none)
+    // Within an entity the new identities come last, but other entities follow: sorted,
+    // and put through a cursor, which finds a key next to the one it put last without
+    // descending the tree again.
+    var members = states.map { (entity: $0.entity, id: $0.id) }
+    if members.count > 1, zip(members, members.dropFirst()).contains(where: { $0.entity > $1.entity }) {
+      members.sort { ($0.entity, $0.id) < ($1.entity, $1.id) }
     }
+    let entities = try txn.cursor(dbs.entities)
+    for m in members { try entities.put(key: StoreKey.entity(m.entity, m.id), value: none) }
     // Indexed attributes: one entry per value, as the projector keeps them.
     let indexed = model.entities.map { $0.hasIndexes ? $0.indexed : [] }
     for s in states where !indexed[Int(s.entity.rawValue)].isEmpty {
