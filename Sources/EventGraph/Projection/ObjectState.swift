@@ -34,13 +34,18 @@ extension ObjectState {
   /// The `objects` database value: varint entity, varint count, then (varint property, value).
   func encoded() -> [UInt8] {
     var w = BinaryWriter(capacity: 16 + values.count * 16)
+    encode(into: &w)
+    return w.bytes
+  }
+
+  /// Appends the `objects` value to `w` (a writer reused for many objects).
+  func encode(into w: inout BinaryWriter) {
     w.varint(UInt64(entity.rawValue))
     w.varint(UInt64(values.lazy.filter { $0 != nil }.count))
     for (i, v) in values.enumerated() where v != nil {
       w.varint(UInt64(i))
       w.value(v)
     }
-    return w.bytes
   }
 
   static func decode(_ bytes: UnsafeRawBufferPointer, id: ObjectID, model: Model) throws(CorruptionError)

@@ -368,8 +368,21 @@ public final class Transaction: GraphReading {
   ///
   /// Shared by live commits and replay.
   static func append(_ commit: Commit, projector: Projector) throws -> CommitInfo {
+    try append(commit, record: CommitCodec.encode(commit), lastSequence: commit.lastSequence, projector: projector)
+  }
+
+  /// Writes a commit whose events were encoded as they were made (a clone's), instead of
+  /// the commit's `events`.
+  static func append(_ commit: Commit, body: CommitCodec.EventBody, projector: Projector) throws -> CommitInfo {
+    try append(
+      commit, record: CommitCodec.encode(commit, body: body),
+      lastSequence: commit.firstSequence + UInt64(body.count) - 1, projector: projector)
+  }
+
+  private static func append(_ commit: Commit, record bytes: [UInt8], lastSequence: UInt64, projector: Projector)
+    throws -> CommitInfo
+  {
     let dbs = projector.dbs
-    let bytes = CommitCodec.encode(commit)
     try projector.txn.put(dbs.log, key: StoreKey.sequence(commit.firstSequence), value: bytes, flags: .append)
     if let key = commit.metadata.idempotencyKey {
       try projector.txn.put(dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
@@ -377,6 +390,6 @@ public final class Transaction: GraphReading {
     try projector.flush(commitSequence: commit.firstSequence)
     let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(commit.time)) / 1000)
     return CommitInfo(
-      number: commit.number, firstSequence: commit.firstSequence, lastSequence: commit.lastSequence, time: time)
+      number: commit.number, firstSequence: commit.firstSequence, lastSequence: lastSequence, time: time)
   }
 }
