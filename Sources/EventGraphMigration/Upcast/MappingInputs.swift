@@ -9,7 +9,7 @@ import EventGraph
 struct MappingInputs {
   /// The source attributes the filter and the value expressions read, when they read
   /// nothing but the source object's own attributes; `nil`: anything.
-  let instanceAttributes: Set<PropertyID>?
+  let instanceAttributes: AttributeSet?
   /// Whether every relationship mapping takes its sources from `$source` itself, so that
   /// the destination relationship changes only when the associations of the source do.
   let relationshipsFromSelf: Bool
@@ -40,7 +40,7 @@ struct MappingInputs {
       if let when = entry.when { add(when.ownAttributes(selves: selves)) }
       for (_, e) in entry.attributes { add(e.ownAttributes(selves: selves)) }
     }
-    instanceAttributes = read
+    instanceAttributes = read.map(AttributeSet.init)
     relationshipsFromSelf = m.relationships.allSatisfy { !$0.perObject && $0.sources.isSelf(selves: selves) }
   }
 }
@@ -50,25 +50,31 @@ struct CommitChanges {
   /// Objects inserted or deleted by the commit.
   private(set) var remade: Set<ObjectID> = []
   /// The attributes each object had set.
-  private(set) var attributes: [ObjectID: Set<PropertyID>] = [:]
+  private(set) var attributes: [ObjectID: AttributeSet] = [:]
   /// The (mapping, source) pairs whose destinations were made or deleted in the commit.
   var associationsChanged: Set<MappingSource> = []
 
   init(_ events: [Event]) {
+    // A commit's events on one object mostly come one after another: one hash per run.
+    var run: (object: ObjectID, set: AttributeSet)?
     for e in events {
       switch e {
       case .insert(let o, _), .delete(let o): remade.insert(o)
-      case .set(let o, let a, _): attributes[o, default: []].insert(a)
+      case .set(let o, let a, _):
+        if let r = run, r.object != o { attributes[r.object, default: AttributeSet()].formUnion(r.set) }
+        if run?.object != o { run = (o, AttributeSet()) }
+        run?.set.insert(a)
       case .link, .unlink: break
       }
     }
+    if let r = run { attributes[r.object, default: AttributeSet()].formUnion(r.set) }
   }
 
   /// Whether the mapping's destinations for `s` may differ from what it made before.
   func mayChangeInstances(_ inputs: MappingInputs, of s: ObjectID) -> Bool {
     guard let read = inputs.instanceAttributes, !remade.contains(s) else { return true }
     guard let set = attributes[s] else { return false }
-    return !set.isDisjoint(with: read)
+    return set.meets(read)
   }
 
   /// Whether the destination relationships `m` makes for `s` may differ from what they are.
@@ -77,6 +83,31 @@ struct CommitChanges {
     if associationsChanged.contains(MappingSource(mapping: m.index, source: s)) { return true }
     return m.relationships.contains { associationsChanged.contains(MappingSource(mapping: $0.target, source: s)) }
   }
+}
+
+/// A set of attribute identifiers that errs on the side of meeting another: exact below 64,
+/// one flag for every identifier above.
+struct AttributeSet {
+  private var low: UInt64 = 0
+  private var high = false
+
+  init() {}
+
+  init(_ ids: Set<PropertyID>) {
+    for id in ids { insert(id) }
+  }
+
+  mutating func insert(_ id: PropertyID) {
+    if id.rawValue < 64 { low |= 1 << UInt64(id.rawValue) } else { high = true }
+  }
+
+  mutating func formUnion(_ other: AttributeSet) {
+    low |= other.low
+    high = high || other.high
+  }
+
+  /// Whether the two sets may share an identifier.
+  func meets(_ other: AttributeSet) -> Bool { low & other.low != 0 || (high && other.high) }
 }
 
 /// An entity mapping and one of its source objects.

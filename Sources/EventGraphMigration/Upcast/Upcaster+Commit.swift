@@ -89,15 +89,18 @@ extension Upcaster {
   ) throws -> (CommitInfo?, [Event]) {
     let mapping = stage.mapping
     // 1. The source state after the commit, and the objects whose mapping may change.
-    var touched: Set<ObjectID> = []
+    var named: [ObjectID] = []
+    named.reserveCapacity(events.count)
     for e in events {
       if applySource { try sourceProjector.apply(e) }
-      touched.insert(e.object)
-      if case .link(_, _, let t, _) = e { touched.insert(t) }
-      if case .unlink(_, _, let t) = e { touched.insert(t) }
+      if named.last != e.object { named.append(e.object) }
+      if case .link(_, _, let t, _) = e { named.append(t) }
+      if case .unlink(_, _, let t) = e { named.append(t) }
     }
     if applySource { sourceProjector.forgetTouched() }
-    let affected = try expand(touched, hops: mapping.reach, reader: sourceProjector.reader).sorted()
+    let affected =
+      mapping.reach == 0
+      ? Self.sortedUnique(named) : try expand(Set(named), hops: mapping.reach, reader: sourceProjector.reader).sorted()
     var changes = CommitChanges(events)
 
     // 2. One destination transaction, with the source commit's time and metadata.
@@ -192,6 +195,14 @@ extension Upcaster {
   private func deletedEntity(_ s: ObjectID, _ p: Projector) throws -> ObjectState? {
     guard let e = try p.reader.entity(of: s) else { return nil }
     return ObjectState.placeholder(id: s, entity: e)
+  }
+
+  /// The identities in order, each once.
+  private static func sortedUnique(_ ids: [ObjectID]) -> [ObjectID] {
+    var result: [ObjectID] = []
+    result.reserveCapacity(ids.count)
+    for id in ids.sorted() where result.last != id { result.append(id) }
+    return result
   }
 
   /// The objects within `hops` links of `start`, `start` included.
