@@ -1,6 +1,7 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|clone|service|upcast|all] [--quick]
+// Usage: Benchmarks [store|query|clone|service|upcast|all] [--quick] [--people N]
+// (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
 // The child process of the cross-process latency figure.
@@ -14,7 +15,13 @@ if let i = arguments.firstIndex(of: "--latency-writer") {
   }
 }
 let quick = arguments.contains("--quick")
-let sections = Set(arguments.filter { !$0.hasPrefix("--") })
+let people = arguments.indices.compactMap { i -> Int? in
+  arguments[i] == "--people" && i + 1 < arguments.endIndex ? Int(arguments[i + 1]) : nil
+}
+let sections = Set(
+  arguments.indices.filter { i in
+    !arguments[i].hasPrefix("--") && (i == arguments.startIndex || arguments[i - 1] != "--people")
+  }.map { arguments[$0] })
 func wants(_ name: String) -> Bool { sections.isEmpty || sections.contains("all") || sections.contains(name) }
 
 var tables: [BenchmarkTable] = []
@@ -41,7 +48,8 @@ do {
   }
   if wants("upcast") {
     var t = BenchmarkTable(title: "Upcast of the seed's phone split (issue 4)")
-    try UpcastBenchmark.run(people: quick ? [20_000] : [150_000, 1_430_000], table: &t)
+    try UpcastBenchmark.run(
+      people: people.isEmpty ? (quick ? [20_000] : [150_000, 1_430_000]) : people, table: &t)
     tables.append(t)
   }
 } catch {

@@ -188,3 +188,54 @@ struct PolicyUpcastTests {
     #expect(try phoneList(store) == ["桃 太郎 :Tel 090-111-9999", "桃 太郎 :Tel 222", "浦島 太郎 :Tel 090-1234-5678"])
   }
 }
+
+@Suite("An upcast runs only the mappings a commit can have changed")
+struct MappingSkipTests {
+  @Test("a commit that sets phone1 runs the phone split but not the person mapping, whose values it cannot change")
+  func setOfPhoneSkipsPersonMapping() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/book"
+    let ids = try seedStore(path)
+    let momo = try #require(ids["momo"])
+    do {
+      let store = try EventStore(path: path)
+      try store.write { tx in try tx.set(momo, "phone1", .string("111")) }  // changes a PhoneBook
+      try store.write { tx in try tx.set(momo, "phone1", nil) }  // deletes it: phones changes
+      try store.write { tx in try tx.set(momo, "firstName", .string("桃の")) }  // the person only
+    }
+    let stages = Recorder()
+    do {
+      let store = try EventStore(path: path)
+      let compiled = try CompiledMapping(try Examples.mapping(), from: store.model, to: try Examples.v2())
+      let upcaster = try Upcaster(store: store, mapping: compiled)
+      upcaster.onStage = { stages.record($0) }
+      #expect(try upcaster.run().commitsRead == 6)
+    }
+    let a = "AddressBookToAddressBook"
+    let p = "AddressBookToPhoneBook"
+    // The stages that ran per source commit, begin/end markers left out.
+    var perCommit: [[String]] = []
+    for s in stages.all {
+      if s == "begin \(a)" { perCommit.append([]) }
+      if s.hasPrefix("createDestinationInstances ") || s.hasPrefix("createRelationships ") {
+        perCommit[perCommit.count - 1].append(s)
+      }
+    }
+    let everything = ["createDestinationInstances \(a)", "createDestinationInstances \(p)", "createRelationships \(a)"]
+    #expect(perCommit.count == 6)
+    #expect(
+      perCommit[0...2].allSatisfy { $0 == everything || $0 == Array(everything.prefix(1)) + everything.suffix(1) })
+    #expect(perCommit[3] == ["createDestinationInstances \(p)"])
+    #expect(perCommit[4] == ["createDestinationInstances \(p)", "createRelationships \(a)"])
+    #expect(perCommit[5] == ["createDestinationInstances \(a)"])
+
+    // And the result is still the mapping of the final state.
+    let store = try EventStore(path: path)
+    try store.read { s throws in
+      #expect(try s.value(momo, "firstName") == .string("桃の"))
+      #expect(try s.related(momo, "phones").map { try s.value($0, "phoneNumber") } == [.string("090-111-9999")])
+    }
+    #expect(try store.verify().isOK)
+  }
+}

@@ -20,21 +20,57 @@ package enum CommitCodec {
 
   package static func encode(_ c: Commit) -> [UInt8] {
     var w = BinaryWriter(capacity: estimatedSize(of: c))
-    w.byte(format)
-    w.varint(c.number)
-    w.varint(c.firstSequence)
-    w.zigzag(milliseconds(c.time))
-    w.varint(UInt64(c.modelVersion))
-    encode(c.metadata, into: &w)
+    header(c, into: &w)
     w.varint(UInt64(c.events.count))
     c.events.withUnsafeBufferPointer { events in
       // SAFETY: `events` is the array's storage, alive for this call; each event is read
       // in place (an `Array` subscript or a `for` loop copies it: a retain and a release).
       for i in events.indices { encode(events[i], into: &w) }
     }
+    seal(&w)
+    return w.bytes
+  }
+
+  /// Events encoded one by one as they are made, so that a large commit (a clone) need not
+  /// hold them all as ``Event`` values first.
+  package struct EventBody {
+    fileprivate var writer: BinaryWriter
+    /// The number of events.
+    package private(set) var count = 0
+
+    package init(capacity: Int) { writer = BinaryWriter(capacity: capacity) }
+
+    package mutating func append(_ e: Event) {
+      CommitCodec.encode(e, into: &writer)
+      count += 1
+    }
+  }
+
+  /// The record of a commit whose events are in `body` (the commit's own `events` are
+  /// not used): the same bytes as ``encode(_:)`` of the commit with those events.
+  package static func encode(_ c: Commit, body: EventBody) -> [UInt8] {
+    var w = BinaryWriter(capacity: 128 + body.writer.bytes.count)
+    header(c, into: &w)
+    w.varint(UInt64(body.count))
+    w.bytes.append(contentsOf: body.writer.bytes)
+    seal(&w)
+    return w.bytes
+  }
+
+  /// Everything before the event count.
+  private static func header(_ c: Commit, into w: inout BinaryWriter) {
+    w.byte(format)
+    w.varint(c.number)
+    w.varint(c.firstSequence)
+    w.zigzag(milliseconds(c.time))
+    w.varint(UInt64(c.modelVersion))
+    encode(c.metadata, into: &w)
+  }
+
+  /// Ends the record with its checksum.
+  private static func seal(_ w: inout BinaryWriter) {
     let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
     w.fixed32(crc)
-    return w.bytes
   }
 
   /// About the size of a commit record, so that its buffer is allocated once rather than

@@ -11,8 +11,14 @@ package struct StoreKey: LMDBBytes {
     precondition(count + width <= 24, "StoreKey holds at most 24 bytes")
     let start = count
     withUnsafeMutableBytes(of: &storage) { raw in
-      // SAFETY: `start + width <= 24 == raw.count`, checked above.
-      for i in 0..<width { raw[start + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(width - 1 - i))) }
+      if start + 8 <= raw.count {
+        // SAFETY: `start + 8 <= raw.count`; the field's bytes first, big-endian, then zeros
+        // past `count`, which later fields overwrite.
+        raw.storeBytes(of: (value << (64 - 8 * UInt64(width))).bigEndian, toByteOffset: start, as: UInt64.self)
+      } else {
+        // SAFETY: `start + width <= 24 == raw.count`, checked above.
+        for i in 0..<width { raw[start + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(width - 1 - i))) }
+      }
     }
     count += width
   }
@@ -93,10 +99,9 @@ package struct StoreKey: LMDBBytes {
 /// Reading big-endian fields back out of a stored key.
 package enum KeyField {
   package static func u64(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
-    guard offset + 8 <= b.count else { return nil }
-    var v: UInt64 = 0
-    for i in 0..<8 { v = v << 8 | UInt64(b[offset + i]) }
-    return v
+    guard offset >= 0, offset + 8 <= b.count else { return nil }
+    // SAFETY: the 8 bytes read are inside `b` (checked above).
+    return UInt64(bigEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
   }
 
   package static func u16(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt16? {

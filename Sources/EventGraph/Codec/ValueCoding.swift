@@ -54,10 +54,8 @@ extension BinaryWriter {
       lengthPrefixed(b)
     case .uuid(let u):
       byte(ValueTag.uuid.rawValue)
-      let t = u.uuid
-      bytes.append(contentsOf: [
-        t.0, t.1, t.2, t.3, t.4, t.5, t.6, t.7, t.8, t.9, t.10, t.11, t.12, t.13, t.14, t.15,
-      ])
+      // SAFETY: the 16 bytes of a local tuple, copied during the call.
+      withUnsafeBytes(of: u.uuid) { bytes.append(contentsOf: $0) }
     case .uri(let s):
       byte(ValueTag.uri.rawValue)
       string(s)
@@ -93,11 +91,11 @@ extension BinaryReader {
     case .binary: return .binary([UInt8](try slice()))
     case .uuid:
       guard remaining >= 16 else { throw failure("unexpected end in a uuid") }
-      var b = [UInt8](repeating: 0, count: 16)
-      for i in 0..<16 { b[i] = try byte() }
-      return .uuid(
-        UUID(
-          uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+      // SAFETY: 16 bytes are available from `offset`, checked above; a tuple of bytes has
+      // no alignment to keep.
+      let t = bytes.loadUnaligned(fromByteOffset: offset, as: uuid_t.self)
+      offset += 16
+      return .uuid(UUID(uuid: t))
     case .uri: return .uri(try string())
     }
   }

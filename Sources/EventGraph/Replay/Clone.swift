@@ -153,7 +153,7 @@ extension ClonePlan {
   /// - Returns: the sequence read and the identity map (original → copy), the events,
   ///   and the records they make.
   func replay(firstIdentity: UInt64, time: Date) throws
-    -> (value: (UInt64, [ObjectID: ObjectID]), events: [Event], fresh: FreshObjects)
+    -> (value: (UInt64, [ObjectID: ObjectID]), events: CommitCodec.EventBody, fresh: FreshObjects)
   {
     let identities = (0..<UInt64(graph.count)).map { ObjectID(firstIdentity + $0) }
     let replay = SubgraphEvents(model: model, graph: graph, links: .policies(policies), identities: identities)
@@ -167,7 +167,7 @@ extension ClonePlan {
           guard let o = overrides.override(entity.id, attribute.id) else { return nil }
           let context = AttributeOverride.Context(
             model: model, entity: entity, attribute: attribute, source: graph.ids[i], copy: identities[i],
-            isRoot: i == 0, original: graph.members[i].version, time: time)
+            isRoot: i == 0, original: graph.version(i), time: time)
           guard let value = try o.compute(context) else { return .some(nil) }
           do throws(ValueError) {
             return .some(try value.converted(to: attribute.type))
@@ -176,11 +176,12 @@ extension ClonePlan {
               object: "\(entity.name)/\(identities[i].rawValue)", attribute: attribute.name, detail: error.description)
           }
         })
-    var events: [Event] = []
-    events.reserveCapacity(graph.count * 8)
+    // Encoded as they are made: the log record is all that is kept of them.
+    var events = CommitCodec.EventBody(capacity: graph.count * 96 + graph.targets.count * 12)
     try replay.emitObjects(states) { events.append($0) }
     var fresh = FreshObjects(replay, states: states)
     try replay.emitLinks({ events.append($0) }, kept: { fresh.keep($0, $1, $2, $3) })
+    fresh.finish()
     var map: [ObjectID: ObjectID] = [:]
     map.reserveCapacity(identities.count)
     for (i, o) in graph.ids.enumerated() { map[o] = identities[i] }

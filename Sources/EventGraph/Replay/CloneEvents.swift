@@ -50,13 +50,13 @@ struct SubgraphEvents {
   ) throws -> [ObjectState] {
     var result: [ObjectState] = []
     result.reserveCapacity(graph.count)
-    for (i, v) in graph.members.enumerated() {
-      var s = v.state
+    for (i, original) in graph.states.enumerated() {
+      var s = original
       if s.id != identities[i] {
-        s = ObjectState(id: identities[i], entity: v.state.entity, propertyCount: 0)
-        s.values = v.state.values
+        s = ObjectState(id: identities[i], entity: original.entity, propertyCount: 0)
+        s.values = original.values
       }
-      if let override, let entity = model.entity(v.state.entity) {
+      if let override, let entity = model.entity(original.entity) {
         for a in attributes[Int(entity.id.rawValue)] {
           if let replaced = try override(i, entity, a) { s.set(a.id, replaced) }
         }
@@ -82,43 +82,40 @@ struct SubgraphEvents {
   /// when `x` is `nil`, to the object outside the subgraph.
   func keeps(_ y: Int, _ r: LinkShape, _ x: Int?) -> Bool {
     guard case .policies(let p) = links else { return x != nil }
-    let policy = p.policy(graph.members[y].state.entity, r.id)
+    let policy = p.policy(graph.states[y].entity, r.id)
     guard let x else { return policy == .reference }
     guard policy == .skip else { return true }
     guard let inv = r.inverse else { return false }
-    return p.policy(graph.members[x].state.entity, inv) != .skip
+    return p.policy(graph.states[x].entity, inv) != .skip
   }
 
   // MARK: - Links
 
-  private struct ListKey: Hashable {
-    let member: Int
-    let rel: PropertyID
-  }
-
   /// Emits the links, each once, after ``emitObjects(_:_:)``.
   ///
   /// - Parameter kept: called for every link the copy keeps, seen from each list that
-  ///   holds it (member, relationship, original target and its member), in list order.
+  ///   holds it (member, relationship, original target and its member), in list order,
+  ///   lists in slot order (``Subgraph/slot(_:_:)``).
   func emitLinks(
     _ emit: (Event) throws -> Void, kept: ((_ y: Int, _ r: LinkShape, _ t: ObjectID, _ x: Int?) -> Void)? = nil
   ) throws {
-    var placed = OrderedPlacements<ListKey>()
-    var indexes = ListIndexes<ListKey>()
-    for (y, v) in graph.members.enumerated() {
-      let entity = v.state.entity
+    // Lists are named by their slot in the subgraph.
+    var placed = OrderedPlacements(lists: graph.slotCount)
+    var indexes = ListIndexes()
+    for y in 0..<graph.count {
+      let entity = graph.states[y].entity
       for r in relationships[Int(entity.rawValue)] {
-        let targets = v.targets(r.id)
-        guard !targets.isEmpty else { continue }
-        let keyY = ListKey(member: y, rel: r.id)
-        for (i, t) in targets.enumerated() {
+        guard let listY = graph.slot(y, r.id) else { continue }
+        let range = graph.range(slot: listY)
+        for k in range {
+          let (i, t) = (k - range.lowerBound, graph.targets[k])
           let x = graph.index(of: t)
           guard keeps(y, r, x) else { continue }
           kept?(y, r, t, x)
           guard let x, let inv = r.inverse else {
             // Outside the subgraph (the copy shares the target), or one way: only this
             // list holds the link.
-            let position = r.isOrdered ? placed.place(keyY, index: i) : nil
+            let position = r.isOrdered ? placed.place(listY, index: i) : nil
             try emit(
               .link(identities[y], relationship: r.id, target: x.map { identities[$0] } ?? t, position: position))
             continue
@@ -127,16 +124,17 @@ struct SubgraphEvents {
           // list has had its turn when it belongs to an earlier member, or to this one
           // under an earlier relationship. If not, the link is emitted in its turn.
           guard x < y || (x == y && inv < r.id) else { continue }
-          // Appended to this list (keyY); placed among what the other list has so far.
+          // Appended to this list (listY); placed among what the other list has so far.
           var position: Int? = nil
           if r.inverseIsOrdered {
-            let keyX = ListKey(member: x, rel: inv)
-            guard let j = indexes.index(of: v.state.id, in: keyX, list: graph.members[x].targets(inv)) else {
+            guard let listX = graph.slot(x, inv),
+              let j = indexes.index(of: graph.ids[y], in: listX, of: graph)
+            else {
               throw StoreError.corrupt("#\(t.rawValue): relationship \(inv.rawValue) lacks its inverse")
             }
-            position = placed.place(keyX, index: j)
+            position = placed.place(listX, index: j)
           }
-          if r.isOrdered { _ = placed.place(keyY, index: i) }
+          if r.isOrdered { _ = placed.place(listY, index: i) }
           try emit(.link(identities[x], relationship: inv, target: identities[y], position: position))
         }
       }
@@ -146,13 +144,16 @@ struct SubgraphEvents {
 
 /// For each ordered list, the original indices of the targets replayed so far, sorted:
 /// a target's position is the number replayed before it in the original order.
-struct OrderedPlacements<Key: Hashable> {
-  private var filled: [Key: [Int]] = [:]
+struct OrderedPlacements {
+  /// By list (a slot of the subgraph); empty until the list gets its first target.
+  private var filled: [[Int]]
+
+  init(lists: Int) { filled = Array(repeating: [], count: lists) }
 
   /// Records that the target at `index` of the original list is replayed now, and
   /// returns the position it takes among those replayed so far.
-  mutating func place(_ key: Key, index: Int) -> Int {
-    Self.insert(index, into: &filled[key, default: []])
+  mutating func place(_ list: Int, index: Int) -> Int {
+    Self.insert(index, into: &filled[list])
   }
 
   private static func insert(_ index: Int, into list: inout [Int]) -> Int {
@@ -172,17 +173,19 @@ struct OrderedPlacements<Key: Hashable> {
   }
 }
 
-/// Where an object stands in a list, with a dictionary built for long lists only.
-struct ListIndexes<Key: Hashable> {
-  private var built: [Key: [ObjectID: Int]] = [:]
+/// Where an object stands in a list of a subgraph, with a dictionary built for long
+/// lists only.
+struct ListIndexes {
+  private var built: [Int: [ObjectID: Int]] = [:]
 
-  mutating func index(of id: ObjectID, in key: Key, list: [ObjectID]) -> Int? {
-    if list.count <= 32 { return list.firstIndex(of: id) }
-    if let table = built[key] { return table[id] }
+  mutating func index(of id: ObjectID, in list: Int, of graph: Subgraph) -> Int? {
+    let range = graph.range(slot: list)
+    if range.count <= 32 { return graph.targets[range].firstIndex(of: id).map { $0 - range.lowerBound } }
+    if let table = built[list] { return table[id] }
     var table: [ObjectID: Int] = [:]
-    table.reserveCapacity(list.count)
-    for (i, o) in list.enumerated() { table[o] = i }
-    built[key] = table
+    table.reserveCapacity(range.count)
+    for k in range { table[graph.targets[k]] = k - range.lowerBound }
+    built[list] = table
     return table[id]
   }
 }

@@ -28,33 +28,58 @@ struct FreshObjects {
   let replay: SubgraphEvents
   /// The copies' states (new identities, values after overrides), by member.
   let states: [ObjectState]
-  /// The copies' relationships, by member and property ID: the targets kept, renamed,
-  /// in the original order.
-  private(set) var lists: [[[ObjectID]]] = []
+  /// The copies' relationships, laid out as the subgraph's (``Subgraph/slot(_:_:)``):
+  /// the targets kept, renamed, in the original order, list after list.
+  private(set) var targets: [ObjectID] = []
+  /// Where the lists end in ``targets``, after a leading 0.
+  private var ends: [Int]
+  /// The lists before this one are complete.
+  private var open = 0
   /// Reverse entries of one-way relationships that point at a copy, by member.
   private(set) var reverse: [Int: [(rel: UInt16, source: ObjectID)]] = [:]
   private(set) var outside: [OutsideEntry] = []
 
-  /// Empty relationships, to be filled by ``keep(_:_:_:_:)`` as the links are replayed.
+  /// Empty relationships, to be filled by ``keep(_:_:_:_:)`` as the links are replayed,
+  /// then closed by ``finish()``.
   init(_ replay: SubgraphEvents, states: [ObjectState]) {
     self.replay = replay
     self.states = states
-    lists = replay.graph.members.map { [[ObjectID]](repeating: [], count: $0.lists.count) }
+    ends = Array(repeating: 0, count: replay.graph.slotCount + 1)
+    targets.reserveCapacity(replay.graph.targets.count)
   }
 
-  /// Records a link the copy keeps, from the list of member `y`, in list order: the
-  /// target renamed when it is copied, and the entry the link makes on the other side
-  /// when that side is a reverse entry or an existing object.
+  /// Records a link the copy keeps, from the list of member `y`, in list order (lists in
+  /// slot order): the target renamed when it is copied, and the entry the link makes on
+  /// the other side when that side is a reverse entry or an existing object.
   mutating func keep(_ y: Int, _ r: LinkShape, _ t: ObjectID, _ x: Int?) {
     let ids = replay.identities
-    let p = Int(r.id.rawValue)
-    if lists[y][p].isEmpty { lists[y][p].reserveCapacity(replay.graph.members[y].lists[p].count) }
-    lists[y][p].append(x.map { ids[$0] } ?? t)
+    guard let list = replay.graph.slot(y, r.id) else { return }
+    precondition(list >= open, "links are kept list by list, in slot order")
+    close(upTo: list)
+    targets.append(x.map { ids[$0] } ?? t)
+    ends[list + 1] = targets.count
     if let x {
       if r.inverse == nil { reverse[x, default: []].append((r.id.rawValue | 0x8000, ids[y])) }
     } else {
       outside.append(OutsideEntry(target: t, rel: r.inverse?.rawValue ?? r.id.rawValue | 0x8000, source: ids[y]))
     }
+  }
+
+  /// Ends the lists before `list`, which get no more targets.
+  private mutating func close(upTo list: Int) {
+    while open < list {
+      open += 1
+      ends[open + 1] = targets.count
+    }
+  }
+
+  /// Ends every list, once the links are replayed.
+  mutating func finish() { close(upTo: ends.count - 2) }
+
+  /// The copy of member `m`'s targets of a relationship.
+  func targets(_ m: Int, _ rel: PropertyID) -> ArraySlice<ObjectID> {
+    guard let list = replay.graph.slot(m, rel) else { return [] }
+    return targets[ends[list]..<ends[list + 1]]
   }
 
   /// The member whose copy has this identity.
@@ -80,6 +105,7 @@ struct FreshObjects {
     let txn = reader.txn
     let dbs = reader.dbs
     let model = replay.model
+    let graph = replay.graph
     // New identities sort after every identity given so far, hence after every key of
     // these databases that starts with an identity: appended, no search, no page split.
     let after = try reader.lastObjectID()
@@ -94,20 +120,30 @@ struct FreshObjects {
     let objects = try txn.cursor(dbs.objects)
     let history = try txn.cursor(dbs.history)
     let links = try txn.cursor(dbs.links)
+    // One buffer for every object's record.
+    var record = BinaryWriter(capacity: 256)
     for (y, s) in states.enumerated() {
       let o = s.id
       try identities.put(key: StoreKey.object(o), value: StoreKey.entityPrefix(s.entity), flags: append)
-      try objects.put(key: StoreKey.object(o), value: s.encoded(), flags: append)
+      record.bytes.removeAll(keepingCapacity: true)
+      s.encode(into: &record)
+      try objects.put(key: StoreKey.object(o), value: record.bytes, flags: append)
       try history.put(key: StoreKey.history(o, sequence), value: none, flags: append)
       let isOrdered = ordered[Int(s.entity.rawValue)]
-      for (p, targets) in lists[y].enumerated() where !targets.isEmpty {
+      let first = graph.slots(y).lowerBound
+      for list in graph.slots(y) where ends[list] < ends[list + 1] {
+        let (p, range) = (list - first, ends[list]..<ends[list + 1])
         let rel = UInt16(p)
-        if isOrdered[p] {
-          for (k, t) in targets.enumerated() {
-            try links.put(key: StoreKey.link(o, rel, position: k), value: BigEndianKey(t.rawValue), flags: append)
+        if p < isOrdered.count, isOrdered[p] {
+          for k in range {
+            let position = k - range.lowerBound
+            try links.put(
+              key: StoreKey.link(o, rel, position: position), value: BigEndianKey(targets[k].rawValue), flags: append)
           }
+        } else if range.count == 1 {
+          try links.put(key: StoreKey.link(o, rel, target: targets[range.lowerBound]), value: none, flags: append)
         } else {
-          for t in targets.count > 1 ? targets.sorted() : targets {
+          for t in targets[range].sorted() {
             try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
           }
         }
@@ -118,10 +154,15 @@ struct FreshObjects {
         }
       }
     }
-    // Within an entity the new identities come last, but other entities follow: sorted.
-    for s in states.sorted(by: { ($0.entity, $0.id) < ($1.entity, $1.id) }) {
-      try txn.put(dbs.entities, key: StoreKey.entity(s.entity, s.id), value: none)
+    // Within an entity the new identities come last, but other entities follow: sorted,
+    // and put through a cursor, which finds a key next to the one it put last without
+    // descending the tree again.
+    var members = states.map { (entity: $0.entity, id: $0.id) }
+    if members.count > 1, zip(members, members.dropFirst()).contains(where: { $0.entity > $1.entity }) {
+      members.sort { ($0.entity, $0.id) < ($1.entity, $1.id) }
     }
+    let entities = try txn.cursor(dbs.entities)
+    for m in members { try entities.put(key: StoreKey.entity(m.entity, m.id), value: none) }
     // Indexed attributes: one entry per value, as the projector keeps them.
     let indexed = model.entities.map { $0.hasIndexes ? $0.indexed : [] }
     for s in states where !indexed[Int(s.entity.rawValue)].isEmpty {
@@ -174,7 +215,7 @@ struct FreshObjects {
 
 /// The graph as the commit leaves it: the copies from their records, existing objects
 /// from the store (already written), for the model's validation.
-struct FreshGraph: GraphReading {
+struct FreshGraph: ValidatedGraph {
   let fresh: FreshObjects
   let reader: GraphReader<WriteHandle>
 
@@ -191,11 +232,13 @@ struct FreshGraph: GraphReading {
   }
 
   func related(_ id: ObjectID, _ relationship: PropertyID) throws -> [ObjectID] {
-    if let i = fresh.member(id) {
-      let p = Int(relationship.rawValue)
-      return p < fresh.lists[i].count ? fresh.lists[i][p] : []
-    }
+    if let i = fresh.member(id) { return Array(fresh.targets(i, relationship)) }
     return try reader.related(id, relationship)
+  }
+
+  func relatedCount(_ id: ObjectID, _ relationship: PropertyID) throws -> Int {
+    if let i = fresh.member(id) { return fresh.targets(i, relationship).count }
+    return try reader.related(id, relationship).count
   }
 
   func objects(of entity: EntityID) throws -> [ObjectID] { try reader.objects(of: entity) }
@@ -203,14 +246,15 @@ struct FreshGraph: GraphReading {
 
 extension EventStore {
   /// Runs `build` in a write transaction of its own and appends, as one commit, the
-  /// events it returns, whose records it has computed in a ``FreshObjects``.
+  /// events it returns (encoded as they were made), whose records it has computed in a
+  /// ``FreshObjects``.
   ///
   /// The same steps as ``write(metadata:_:)``: refused while a rebuild is unfinished or
   /// when another handle changed the active model version, rules of the model checked,
   /// the whole redone in a bigger map when the map is full.
   func writeFresh<R>(
     metadata: CommitMetadata,
-    _ build: (GraphReader<WriteHandle>) throws -> (value: R, events: [Event], fresh: FreshObjects)
+    _ build: (GraphReader<WriteHandle>) throws -> (value: R, events: CommitCodec.EventBody, fresh: FreshObjects)
   ) throws -> (value: R, commit: CommitInfo) {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     while true {
@@ -225,8 +269,9 @@ extension EventStore {
         try Validator(model: model, graph: FreshGraph(fresh: built.fresh, reader: reader)).validate(built.fresh.touched)
         let commit = Commit(
           number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
-          metadata: metadata, events: built.events)
-        let info = try Transaction.append(commit, projector: Projector(txn: txn.handle, dbs: dbs, model: model))
+          metadata: metadata, events: [])
+        let info = try Transaction.append(
+          commit, body: built.events, projector: Projector(txn: txn.handle, dbs: dbs, model: model))
         try txn.commit()
         return (built.value, info)
       } catch let e as LMDBError where e == .mapFull {

@@ -1,17 +1,10 @@
 import LMDB
 
-/// One object of a subgraph: its state and its relationships (targets by property ID,
+/// One object read by itself: its state and its relationships (targets by property ID,
 /// in order where ordered; empty for attributes and empty relationships).
 struct Member: Sendable {
   var state: ObjectState
   var lists: [[ObjectID]]
-
-  /// The targets of a relationship.
-  @inline(__always)
-  func targets(_ rel: PropertyID) -> [ObjectID] {
-    let p = Int(rel.rawValue)
-    return p < lists.count ? lists[p] : []
-  }
 
   init(state: ObjectState, lists: [[ObjectID]]) {
     self.state = state
@@ -24,7 +17,7 @@ struct Member: Sendable {
     self.init(state: v.state, lists: lists)
   }
 
-  /// The public form, for attribute overrides.
+  /// The public form.
   var version: ObjectVersion {
     var relationships: [PropertyID: [ObjectID]] = [:]
     for (p, targets) in lists.enumerated() where !targets.isEmpty {
@@ -36,33 +29,105 @@ struct Member: Sendable {
 
 /// A subgraph read from a store, ready to be replayed: each object's state and
 /// relationships (now or as of a sequence), in the order it was found, the root first.
+///
+/// The relationships of every member are kept one after another in one array, not as an
+/// array per list: a large clone holds hundreds of thousands of members, and a few heap
+/// objects each would cost more to allocate, visit and free than the lists themselves.
 struct Subgraph: Sendable {
   /// `nil` for a whole store.
   let root: ObjectID?
   private(set) var ids: [ObjectID] = []
-  private(set) var members: [Member] = []
+  private(set) var states: [ObjectState] = []
   /// Objects included only because a member references them (snapshots keep them so
   /// that references stay meaningful); a clone has none.
   private(set) var boundary: Set<ObjectID> = []
   private var positions = IdentityTable()
+  /// Every list's targets, member after member, property after property.
+  private(set) var targets: [ObjectID] = []
+  /// Where the lists end in ``targets``, after a leading 0: list `s` (see
+  /// ``slot(_:_:)``) is `ends[s] ..< ends[s + 1]`.
+  private var ends: [Int] = [0]
+  /// Each member's first slot, and one past the last member's last slot.
+  private var firstSlot: [Int] = [0]
 
   init(root: ObjectID?) { self.root = root }
 
   var count: Int { ids.count }
 
+  /// The number of lists of all members: the slots of ``slot(_:_:)``.
+  var slotCount: Int { ends.count - 1 }
+
   /// The member's index in ``ids``; `nil` for an object outside the subgraph.
   @inline(__always)
   func index(of id: ObjectID) -> Int? { positions[id] }
 
+  /// The slot of member `m`'s list for a property; `nil` past the member's properties.
+  @inline(__always)
+  func slot(_ m: Int, _ rel: PropertyID) -> Int? {
+    let s = firstSlot[m] + Int(rel.rawValue)
+    return s < firstSlot[m + 1] ? s : nil
+  }
+
+  /// The first slot of member `m` and one past its last.
+  @inline(__always)
+  func slots(_ m: Int) -> Range<Int> { firstSlot[m]..<firstSlot[m + 1] }
+
+  /// Where list `s` lies in ``targets``.
+  @inline(__always)
+  func range(slot s: Int) -> Range<Int> { ends[s]..<ends[s + 1] }
+
+  /// Where member `m`'s targets of a relationship lie in ``targets`` (empty for an
+  /// attribute).
+  @inline(__always)
+  func range(_ m: Int, _ rel: PropertyID) -> Range<Int> {
+    guard let s = slot(m, rel) else { return 0..<0 }
+    return range(slot: s)
+  }
+
+  /// Member `m`'s targets of a relationship.
+  func targets(_ m: Int, _ rel: PropertyID) -> ArraySlice<ObjectID> { targets[range(m, rel)] }
+
   mutating func add(_ id: ObjectID, _ member: Member, boundary isBoundary: Bool = false) {
-    guard positions.insert(id, ids.count) else { return }
+    guard add(id, state: member.state, boundary: isBoundary) else { return }
+    for (p, list) in member.lists.enumerated() where p < member.state.values.count {
+      for t in list { appendTarget(t, rel: p) }
+    }
+  }
+
+  /// Adds a member with empty lists, to be filled by ``appendTarget(_:rel:)``; false
+  /// when it is a member already.
+  mutating func add(_ id: ObjectID, state: ObjectState, boundary isBoundary: Bool = false) -> Bool {
+    guard positions.insert(id, ids.count) else { return false }
     ids.append(id)
-    members.append(member)
+    let lists = state.values.count
+    states.append(state)
+    ends.append(contentsOf: repeatElement(targets.count, count: lists))
+    firstSlot.append(firstSlot[firstSlot.count - 1] + lists)
     if isBoundary { boundary.insert(id) }
+    return true
+  }
+
+  /// Appends a target to the last member's list `rel`; a member's lists are filled in
+  /// relationship order.
+  mutating func appendTarget(_ t: ObjectID, rel: Int) {
+    let s = firstSlot[firstSlot.count - 2] + rel
+    assert(s < slotCount && ends[s + 1] == targets.count, "lists are filled in relationship order")
+    targets.append(t)
+    // The later lists of the member (still empty) start after it.
+    for later in (s + 1)..<ends.count { ends[later] = targets.count }
   }
 
   /// Makes a boundary object a full member; false when it was one already.
   mutating func promote(_ id: ObjectID) -> Bool { boundary.remove(id) != nil }
+
+  /// Member `m` in the public form, for attribute overrides.
+  func version(_ m: Int) -> ObjectVersion {
+    var relationships: [PropertyID: [ObjectID]] = [:]
+    for s in slots(m) where !range(slot: s).isEmpty {
+      relationships[PropertyID(rawValue: UInt16(s - firstSlot[m]))] = Array(targets[range(slot: s)])
+    }
+    return ObjectVersion(state: states[m], relationships: relationships)
+  }
 }
 
 /// Identities to small integers: an open-addressing table, several times cheaper than
@@ -164,27 +229,34 @@ extension VersionReader {
     // Two cursors for the whole walk: a subgraph is mostly read in identity order, and
     // LMDB finds a key on the cursor's current page without descending the tree again.
     let cursors = try MemberCursors(reader)
-    var scratch: [ObjectID] = []
     while next < queue.count {
-      let v = graph.members[queue[next]]
+      let m = queue[next]
       next += 1
-      let e = v.state.entity
+      let e = graph.states[m].entity
       guard Int(e.rawValue) < relationships.count else { continue }
       for r in relationships[Int(e.rawValue)] {
-        let targets = v.targets(r.id)
-        guard !targets.isEmpty else { continue }
         let policy = policies.policy(e, r.id)
         guard policy == .deep || (references && policy == .reference) else { continue }
-        for t in targets {
+        // By index: the walk appends to the graph's targets while it reads them.
+        for k in graph.range(m, r.id) {
+          let t = graph.targets[k]
           if let i = graph.index(of: t) {
             // Found by reference first, reached deep now: a member after all.
             if policy == .deep, graph.promote(t) { queue.append(i) }
             continue
           }
-          guard let tv = try asOf == nil ? cursors.member(t, reader, scratch: &scratch) : member(t) else {
-            throw StoreError.corrupt("\(reader.display(v.state.id)) names \(reader.display(t)), which does not exist")
+          let found: Bool
+          if asOf == nil {
+            found = try cursors.read(t, into: &graph, boundary: policy == .reference, model: model)
+          } else if let tv = try member(t) {
+            graph.add(t, tv, boundary: policy == .reference)
+            found = true
+          } else {
+            found = false
           }
-          graph.add(t, tv, boundary: policy == .reference)
+          guard found else {
+            throw StoreError.corrupt("\(reader.display(graph.ids[m])) names \(reader.display(t)), which does not exist")
+          }
           if policy == .deep { queue.append(graph.count - 1) }
           if graph.count % 4096 == 0 { progress(graph.count) }
         }
@@ -206,38 +278,31 @@ struct MemberCursors: ~Copyable {
     links = l
   }
 
-  /// The object's current state and relationships; `nil` when it is not live.
-  func member<T>(_ id: ObjectID, _ reader: GraphReader<T>, scratch: inout [ObjectID]) throws -> Member? {
+  /// Adds the object's current state and relationships to `graph`, straight from the
+  /// records; false when it is not live.
+  func read(_ id: ObjectID, into graph: inout Subgraph, boundary: Bool, model: Model) throws -> Bool {
     let key = StoreKey.object(id)
-    guard try objects.find(key) else { return nil }
-    let state = try objects.withCurrent { _, v in try ObjectState.decode(v, id: id, model: reader.model) }
+    guard try objects.find(key) else { return false }
+    let state = try objects.withCurrent { _, v in try ObjectState.decode(v, id: id, model: model) }
     let count = state.values.count
-    var lists = [[ObjectID]](repeating: [], count: count)
-    // Each relationship's targets gathered in one reused buffer, then stored at their size.
-    var rel = -1
+    guard graph.add(id, state: state, boundary: boundary) else { return true }
     var more = try links.seek(key)
     while more {
       let inside = try links.withCurrent { k, v -> Bool in
         guard KeyField.hasPrefix(k, key), let r = KeyField.u16(k, at: 8) else { return false }
         // Reverse entries of one-way relationships (high bit) belong to the other object.
         guard Int(r) < count else { return true }
-        if Int(r) != rel {
-          if rel >= 0 { lists[rel] = scratch }
-          rel = Int(r)
-          scratch.removeAll(keepingCapacity: true)
-        }
         if v.count == 8, let t = KeyField.u64(v, at: 0) {
-          scratch.append(ObjectID(t))
+          graph.appendTarget(ObjectID(t), rel: Int(r))
         } else if let t = KeyField.u64(k, at: 10) {
-          scratch.append(ObjectID(t))
+          graph.appendTarget(ObjectID(t), rel: Int(r))
         }
         return true
       }
       guard inside else { break }
       more = try links.next()
     }
-    if rel >= 0 { lists[rel] = scratch }
-    return Member(state: state, lists: lists)
+    return true
   }
 }
 
@@ -250,14 +315,15 @@ extension Subgraph {
   ) throws {
     let model = reader.model
     let relationships = LinkShape.table(model)
-    for v in members {
-      let e = v.state.entity
+    for m in 0..<count {
+      let e = states[m].entity
       guard Int(e.rawValue) < relationships.count else { continue }
       for shape in relationships[Int(e.rawValue)] where policies.policy(e, shape.id) == .reference {
-        for t in v.targets(shape.id) where index(of: t) == nil {
+        for k in range(m, shape.id) where index(of: targets[k]) == nil {
+          let t = targets[k]
           // Names are looked up only for the error.
           guard case .relationship(let r)? = model.entity(e)?.property(shape.id)?.kind else { continue }
-          let (object, target) = (reader.display(v.state.id), reader.display(t))
+          let (object, target) = (reader.display(ids[m]), reader.display(t))
           if crossStore {
             throw StoreError.referenceOutsideStore(object: object, relationship: r.name, target: target)
           }

@@ -104,12 +104,13 @@ public final class Transaction: GraphReading {
   package func insert(_ e: Entity, values: [(Attribute, Value?)]) throws -> ObjectID {
     try checkOpen()
     guard !e.isAbstract else { throw StoreError.abstractEntity(e.name) }
-    var given = Set<PropertyID>()
-    for (a, v) in values where v != nil { given.insert(a.id) }
     let id = ObjectID(try allocateID())
     try emit(.insert(id, entity: e.id))
-    for a in e.attributes where !given.contains(a.id) {
-      if let d = a.defaultValue { try emit(.set(id, attribute: a.id, value: d)) }
+    for a in e.attributes {
+      // A short list: a scan costs less than hashing.
+      if let d = a.defaultValue, !values.contains(where: { $0.0.id == a.id && $0.1 != nil }) {
+        try emit(.set(id, attribute: a.id, value: d))
+      }
     }
     for (a, v) in values {
       guard let v else { continue }
@@ -266,6 +267,42 @@ public final class Transaction: GraphReading {
     for (i, t) in targets.enumerated() { try link(id, relationship, t, at: r.isOrdered ? i : nil) }
   }
 
+  /// Makes a relationship already resolved against the object's entity hold exactly
+  /// `targets` (an upcast's relationship mappings take this path, with no name lookups and
+  /// one read of the current targets).
+  package func setRelationship(_ id: ObjectID, _ r: Relationship, to targets: [ObjectID]) throws {
+    try checkOpen()
+    let s = try requireObject(id)
+    guard case .relationship(let own)? = model.entity(s.entity)?.property(r.id)?.kind, own == r else {
+      throw StoreError.unknownProperty(entity: model.entity(s.entity)?.name ?? "?", property: r.name)
+    }
+    let current = try related(id, r.id)
+    if current == targets { return }
+    // Order and replacement rules live in `link`: only an unordered to-many is done here.
+    guard r.isToMany && !r.isOrdered else {
+      return r.isToMany
+        ? try setRelationship(id, r.name, to: targets) : try setRelationship(id, r.name, to: targets.first)
+    }
+    let wanted = Set(targets)
+    let have = Set(current)
+    for old in current where !wanted.contains(old) { try emit(.unlink(id, relationship: r.id, target: old)) }
+    for t in targets where !have.contains(t) {
+      let target = try requireObject(t)
+      guard model.isKind(target.entity, of: r.destination) else {
+        throw StoreError.wrongDestination(
+          object: display(id), relationship: r.name, target: display(t),
+          expected: model.entity(r.destination)?.name ?? "?")
+      }
+      // A to-one on the other side moves the target away from its previous owner.
+      if let inv = r.inverse, case .relationship(let back)? = model.entity(target.entity)?.property(inv)?.kind,
+        !back.isToMany, let previous = try related(t, inv).first
+      {
+        try emit(.unlink(t, relationship: inv, target: previous))
+      }
+      try emit(.link(id, relationship: r.id, target: t, position: nil))
+    }
+  }
+
   // MARK: - Deleting
 
   /// Deletes an object, applying each relationship's delete rule: `cascade` deletes the
@@ -303,6 +340,27 @@ public final class Transaction: GraphReading {
     try emit(.delete(id))
   }
 
+  /// Deletes an object and its links, and nothing else: no delete rule runs (an upcast's
+  /// mapping, not the destination model, says which objects exist).
+  ///
+  /// The events are those a delete with `nullify` rules emits: an unlink per link of the
+  /// object, relationship by relationship, then one per link without an inverse that points
+  /// at it, then the delete.
+  package func deleteIgnoringRules(_ id: ObjectID) throws {
+    try checkOpen()
+    guard try object(id) != nil else { return }
+    // Links are listed in key order: the object's relationships by identifier (each in its
+    // own order), then the links without an inverse that point at it (flagged 0x8000).
+    for (rel, t) in try projector.reader.allLinks(id) {
+      if rel & 0x8000 == 0 {
+        try emit(.unlink(id, relationship: PropertyID(rawValue: rel), target: t))
+      } else {
+        try emit(.unlink(t, relationship: PropertyID(rawValue: rel & 0x7FFF), target: id))
+      }
+    }
+    try emit(.delete(id))
+  }
+
   // MARK: - Committing
 
   /// Validates the touched objects, appends the commit and flushes the projection.
@@ -330,8 +388,21 @@ public final class Transaction: GraphReading {
   ///
   /// Shared by live commits and replay.
   static func append(_ commit: Commit, projector: Projector) throws -> CommitInfo {
+    try append(commit, record: CommitCodec.encode(commit), lastSequence: commit.lastSequence, projector: projector)
+  }
+
+  /// Writes a commit whose events were encoded as they were made (a clone's), instead of
+  /// the commit's `events`.
+  static func append(_ commit: Commit, body: CommitCodec.EventBody, projector: Projector) throws -> CommitInfo {
+    try append(
+      commit, record: CommitCodec.encode(commit, body: body),
+      lastSequence: commit.firstSequence + UInt64(body.count) - 1, projector: projector)
+  }
+
+  private static func append(_ commit: Commit, record bytes: [UInt8], lastSequence: UInt64, projector: Projector)
+    throws -> CommitInfo
+  {
     let dbs = projector.dbs
-    let bytes = CommitCodec.encode(commit)
     try projector.txn.put(dbs.log, key: StoreKey.sequence(commit.firstSequence), value: bytes, flags: .append)
     if let key = commit.metadata.idempotencyKey {
       try projector.txn.put(dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
@@ -339,6 +410,6 @@ public final class Transaction: GraphReading {
     try projector.flush(commitSequence: commit.firstSequence)
     let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(commit.time)) / 1000)
     return CommitInfo(
-      number: commit.number, firstSequence: commit.firstSequence, lastSequence: commit.lastSequence, time: time)
+      number: commit.number, firstSequence: commit.firstSequence, lastSequence: lastSequence, time: time)
   }
 }

@@ -1,31 +1,32 @@
 /// Checks the rules of the model on the objects a commit touched: required attributes
 /// have a value, required relationships are not empty, counts are within min/max.
-struct Validator<G: GraphReading> {
+struct Validator<G: ValidatedGraph> {
   let model: Model
   let graph: G
 
   func validate(_ objects: [ObjectID]) throws {
-    // Each entity's required attributes and its relationships, found once per call, not
-    // per object; the last entity's are at hand (objects of one entity come in runs).
-    typealias Rules = (attributes: [Attribute], relationships: [Relationship])
-    var rules: [EntityID: Rules] = [:]
-    var last: (entity: EntityID, rules: Rules)?
+    // Each entity's rules, computed once per call, not per object: the attributes that
+    // must have a value and the relationships whose count is constrained.
+    // By entity ID.
+    var rules: [(attributes: [Attribute], relationships: [Relationship])?] = Array(
+      repeating: nil, count: model.entities.count)
     for id in objects {
       guard let s = try graph.object(id) else { continue }  // deleted
-      if last?.entity != s.entity {
-        if rules[s.entity] == nil, let e = model.entity(s.entity) {
-          rules[s.entity] = (e.attributes.filter { !$0.isOptional }, e.relationships)
-        }
-        guard let found = rules[s.entity] else { continue }
-        last = (s.entity, found)
+      let i = Int(s.entity.rawValue)
+      guard i < rules.count else { continue }
+      if rules[i] == nil, let e = model.entity(s.entity) {
+        rules[i] = (
+          e.attributes.filter { !$0.isOptional },
+          e.relationships.filter { !$0.isOptional || $0.minCount != nil || $0.maxCount != nil }
+        )
       }
-      guard let (attributes, relationships) = last?.rules else { continue }
+      guard let (attributes, relationships) = rules[i] else { continue }
       for a in attributes where s[a.id] == nil {
         throw StoreError.validation(
           object: graph.display(id), property: a.name, message: "required attribute has no value")
       }
       for r in relationships {
-        let count = try graph.related(id, r.id).count
+        let count = try graph.relatedCount(id, r.id)
         if !r.isOptional && count == 0 {
           throw StoreError.validation(
             object: graph.display(id), property: r.name, message: "required relationship is empty")
@@ -42,3 +43,18 @@ struct Validator<G: GraphReading> {
     }
   }
 }
+
+/// A graph the validator reads: one that may count a relationship's targets without
+/// building the list.
+protocol ValidatedGraph: GraphReading {
+  /// The number of targets of a relationship.
+  func relatedCount(_ id: ObjectID, _ relationship: PropertyID) throws -> Int
+}
+
+extension ValidatedGraph {
+  func relatedCount(_ id: ObjectID, _ relationship: PropertyID) throws -> Int {
+    try related(id, relationship).count
+  }
+}
+
+extension Transaction: ValidatedGraph {}

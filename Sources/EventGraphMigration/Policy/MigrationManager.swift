@@ -67,11 +67,15 @@ public final class MigrationManager {
     guard let e = destinationModel.entity(named: entity), !e.isAbstract else {
       throw MigrationError("destination model has no concrete entity '\(entity)'")
     }
-    let k = key ?? "#\(drafts.count)"
-    if drafts.contains(where: { $0.key == k }) {
-      throw MigrationError("destination key '\(k)' is used twice for one source object")
+    return try insertDestination(e, key: key ?? "#\(drafts.count)")
+  }
+
+  /// Makes a draft of an entity already resolved (the default path: no name lookup).
+  private func insertDestination(_ e: Entity, key: String) throws -> DestinationDraft {
+    if drafts.contains(where: { $0.key == key }) {
+      throw MigrationError("destination key '\(key)' is used twice for one source object")
     }
-    drafts.append(Draft(entity: e, key: k, values: [], associated: true))
+    drafts.append(Draft(entity: e, key: key, values: [], associated: true))
     return DestinationDraft(index: drafts.count - 1)
   }
 
@@ -105,19 +109,23 @@ public final class MigrationManager {
   /// lightweight migration of an optional attribute made required with a default does.
   public func createDefaultDestinationInstances(for source: SourceObject, mapping m: CompiledEntityMapping) throws {
     guard let dst = m.destination else { return }
+    guard !dst.isAbstract else { throw MigrationError("destination model has no concrete entity '\(dst.name)'") }
+    guard draftSource != nil else {
+      throw MigrationError("insertDestination is only available in createDestinationInstances")
+    }
     let variables: [String: QueryVariable<ObjectID>] = ["source": .object(source.id)]
     func value(_ a: Attribute, _ e: CompiledExpression) throws -> Value? {
       let v = try e.evaluate(source.id, in: context.source, variables: variables)
       return v ?? (a.isOptional ? nil : a.defaultValue)
     }
     if m.instances.isEmpty {
-      let d = try insertDestination(dst.name, key: "")
+      let d = try insertDestination(dst, key: "")
       for (a, e) in m.attributes { try set(d, a, try value(a, e)) }
       return
     }
     for entry in m.instances {
       if let when = entry.when, !(try when.evaluate(source.id, in: context.source, variables: variables)) { continue }
-      let d = try insertDestination(dst.name, key: entry.key)
+      let d = try insertDestination(dst, key: entry.key)
       for (a, e) in entry.attributes { try set(d, a, try value(a, e)) }
     }
   }
@@ -162,13 +170,7 @@ public final class MigrationManager {
     else {
       throw MigrationError("no destination relationship '\(relationship)' on \(context.destination.display(object))")
     }
-    if r.isToMany {
-      if try context.destination.related(object, r.id) != targets {
-        try context.destination.setRelationship(object, relationship, to: targets)
-      }
-    } else if try context.destination.related(object, r.id).first != targets.first {
-      try context.destination.setRelationship(object, relationship, to: targets.first)
-    }
+    try context.destination.setRelationship(object, r, to: r.isToMany ? targets : Array(targets.prefix(1)))
   }
 
   /// What a mapping with no policy does: each relationship mapping's sources, through the
@@ -191,7 +193,7 @@ public final class MigrationManager {
         }
         targets += try context.associations.destinations(mapping: t, source: o).map(\.1)
       }
-      try setRelationship(destination, r.name, to: targets)
+      try context.destination.setRelationship(destination, r, to: r.isToMany ? targets : Array(targets.prefix(1)))
     }
   }
 }

@@ -4,11 +4,26 @@ import LMDB
 /// The source graph of an upcast, as it is after the current source commit: a scratch
 /// projection of the source version, kept on disk beside the store, never the whole graph
 /// in memory.
-struct SourceGraph: QueryObjectSource {
+///
+/// It lives for one source commit's migration, after the commit's events were applied, and
+/// remembers the last object read: the mappings' expressions read one object's attributes
+/// one after the other.
+final class SourceGraph: QueryObjectSource {
   let projector: Projector
+  private var recent: ObjectState?
+
+  init(projector: Projector) { self.projector = projector }
+
+  /// The object's state after the commit; `nil` when it does not exist.
+  func state(_ object: ObjectID) throws -> ObjectState? {
+    if let r = recent, r.id == object { return r }
+    let s = try projector.state(object)
+    if s != nil { recent = s }
+    return s
+  }
 
   func value(of object: ObjectID, attribute: PropertyID) throws -> Value? {
-    try projector.state(object)?[attribute]
+    try state(object)?[attribute]
   }
 
   func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] {
@@ -81,6 +96,6 @@ final class UpcastContext {
 
   /// The live source object with this identity, or `nil` when it does not exist (now).
   func sourceObject(_ id: ObjectID) throws -> SourceObject? {
-    try source.projector.state(id).map { SourceObject(id: id, entity: $0.entity) }
+    try source.state(id).map { SourceObject(id: id, entity: $0.entity) }
   }
 }

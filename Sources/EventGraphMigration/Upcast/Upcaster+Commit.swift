@@ -89,15 +89,19 @@ extension Upcaster {
   ) throws -> (CommitInfo?, [Event]) {
     let mapping = stage.mapping
     // 1. The source state after the commit, and the objects whose mapping may change.
-    var touched: Set<ObjectID> = []
+    var named: [ObjectID] = []
+    named.reserveCapacity(events.count)
     for e in events {
       if applySource { try sourceProjector.apply(e) }
-      touched.insert(e.object)
-      if case .link(_, _, let t, _) = e { touched.insert(t) }
-      if case .unlink(_, _, let t) = e { touched.insert(t) }
+      if named.last != e.object { named.append(e.object) }
+      if case .link(_, _, let t, _) = e { named.append(t) }
+      if case .unlink(_, _, let t) = e { named.append(t) }
     }
     if applySource { sourceProjector.forgetTouched() }
-    let affected = try expand(touched, hops: mapping.reach, reader: sourceProjector.reader).sorted()
+    let affected =
+      mapping.reach == 0
+      ? Self.sortedUnique(named) : try expand(Set(named), hops: mapping.reach, reader: sourceProjector.reader).sorted()
+    var changes = CommitChanges(events)
 
     // 2. One destination transaction, with the source commit's time and metadata.
     var metadata = c.metadata
@@ -106,9 +110,9 @@ extension Upcaster {
     tx.commitTime = c.time
     tx.writesLog = stage.isFinal
     defer { tx.close() }
+    let graph = SourceGraph(projector: sourceProjector)
     let context = UpcastContext(
-      source: SourceGraph(projector: sourceProjector), associations: associations, sourceModel: mapping.sourceModel,
-      destination: tx)
+      source: graph, associations: associations, sourceModel: mapping.sourceModel, destination: tx)
     let manager = MigrationManager(context: context, mapping: mapping)
     let active = mapping.mappings.filter { $0.source != nil && $0.destination != nil }
     func policy(_ m: CompiledEntityMapping) -> any MigrationPolicy { m.policy ?? DefaultPolicy() }
@@ -128,14 +132,17 @@ extension Upcaster {
     for m in active { try step("begin", m) { try policy(m).begin(m, manager: manager) } }
     // 3. Destination instances: what each affected source makes now, against what it made before.
     for m in active {
-      for s in affected {
-        guard let state = try sourceProjector.state(s) ?? deletedEntity(s, sourceProjector),
-          mapping.applies(m, to: state.entity)
+      let inputs = stage.inputs[m.index]
+      // A mapping whose filter and values read none of what the commit changed makes what
+      // it made before: nothing to compare.
+      for s in affected where changes.mayChangeInstances(inputs, of: s) {
+        let current = try graph.state(s)
+        guard let state = try current ?? deletedEntity(s, sourceProjector), mapping.applies(m, to: state.entity)
         else { continue }
         let source = SourceObject(id: s, entity: state.entity)
         manager.drafts = []
         manager.draftSource = source
-        let alive = try sourceProjector.state(s) != nil
+        let alive = current != nil
         if alive {
           let passes =
             try m.filter.map { try $0.evaluate(s, in: context.source, variables: ["source": .object(s)]) } ?? true
@@ -147,7 +154,8 @@ extension Upcaster {
         }
         manager.draftSource = nil
         try step("reconcile", m, s) {
-          try reconcile(m, source, manager.drafts, tx: tx, associations: associations, nextID: &nextID)
+          try reconcile(
+            m, source, manager.drafts, tx: tx, associations: associations, changes: &changes, nextID: &nextID)
         }
       }
     }
@@ -156,8 +164,9 @@ extension Upcaster {
     for m in active {
       // A mapping with no relationship mappings and no policy has nothing to do here.
       guard !m.relationships.isEmpty || m.policy != nil else { continue }
-      for s in affected {
-        guard let state = try sourceProjector.state(s), mapping.applies(m, to: state.entity) else { continue }
+      let inputs = stage.inputs[m.index]
+      for s in affected where changes.mayChangeRelationships(m, inputs, of: s) {
+        guard let state = try graph.state(s), mapping.applies(m, to: state.entity) else { continue }
         for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
           manager.relationshipSource = (d, s)
           defer { manager.relationshipSource = nil }
@@ -188,6 +197,14 @@ extension Upcaster {
     return ObjectState.placeholder(id: s, entity: e)
   }
 
+  /// The identities in order, each once.
+  private static func sortedUnique(_ ids: [ObjectID]) -> [ObjectID] {
+    var result: [ObjectID] = []
+    result.reserveCapacity(ids.count)
+    for id in ids.sorted() where result.last != id { result.append(id) }
+    return result
+  }
+
   /// The objects within `hops` links of `start`, `start` included.
   private func expand(_ start: Set<ObjectID>, hops: Int, reader: GraphReader<WriteHandle>) throws -> Set<ObjectID> {
     var all = start
@@ -204,12 +221,6 @@ extension Upcaster {
     return all
   }
 
-  /// Deletes a destination object without running the destination model's delete rules.
-  ///
-  /// Which objects exist is the mapping's to say (each is reconciled by its own mapping),
-  /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
-  /// links that this commit's relationship stage will remove are still there. Emptying the
-  /// relationships first emits the same unlink events a delete would.
   /// Whether a source's identity may be given to its one-to-one destination: never given,
   /// or given to this same destination object, deleted since.
   private static func identityIsFree(_ id: ObjectID, for entity: Entity, in tx: Transaction) throws -> Bool {
@@ -217,28 +228,27 @@ extension Upcaster {
     return try known == entity.id && tx.object(id) == nil
   }
 
+  /// Deletes a destination object without running the destination model's delete rules.
+  ///
+  /// Which objects exist is the mapping's to say (each is reconciled by its own mapping),
+  /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
+  /// links that this commit's relationship stage will remove are still there.
   private func deleteAlone(_ d: ObjectID, tx: Transaction) throws {
-    guard let state = try tx.object(d), let e = tx.model.entity(state.entity) else { return }
-    for r in e.relationships where try !tx.related(d, r.id).isEmpty {
-      if r.isToMany {
-        try tx.setRelationship(d, r.name, to: [])
-      } else {
-        try tx.setRelationship(d, r.name, to: nil as ObjectID?)
-      }
-    }
-    try tx.delete(d)
+    try tx.deleteIgnoringRules(d)
   }
 
   /// Writes the difference between what a source made before and what it makes now.
   private func reconcile(
     _ m: CompiledEntityMapping, _ s: SourceObject, _ drafts: [MigrationManager.Draft], tx: Transaction,
-    associations: Associations, nextID: inout UInt64
+    associations: Associations, changes: inout CommitChanges, nextID: inout UInt64
   ) throws {
     let existing = try associations.destinations(mapping: m.index, source: s.id)
+    let pair = MappingSource(mapping: m.index, source: s.id)
     let wanted = Set(drafts.map(\.key))
     for (key, d) in existing where !wanted.contains(key) {
       try deleteAlone(d, tx: tx)
       try associations.remove(mapping: m.index, source: s.id, key: key, destination: d)
+      changes.associationsChanged.insert(pair)
     }
     let had = Dictionary(existing, uniquingKeysWith: { a, _ in a })
     for draft in drafts {
@@ -262,6 +272,7 @@ extension Upcaster {
       tx.nextIdentities = [id]
       let d = try tx.insert(draft.entity, values: draft.values)
       try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
+      changes.associationsChanged.insert(pair)
     }
   }
 }

@@ -40,6 +40,8 @@ final class Upcaster {
     let forward: Database
     let reverse: Database
     let isFinal: Bool
+    /// What each entity mapping reads, by mapping index.
+    let inputs: [MappingInputs]
   }
 
   let store: EventStore
@@ -100,7 +102,10 @@ final class Upcaster {
       guard let source = input, let output, let f = try env.openDatabase(keys.forwardName(stage: i), create: true),
         let r = try env.openDatabase(keys.reverseName(stage: i), create: true)
       else { throw MigrationError("cannot open the upcast's databases") }
-      stages.append(Stage(mapping: m, source: source, output: output, forward: f, reverse: r, isFinal: isFinal))
+      stages.append(
+        Stage(
+          mapping: m, source: source, output: output, forward: f, reverse: r, isFinal: isFinal,
+          inputs: MappingInputs.of(m)))
       input = output
     }
     self.stages = stages
