@@ -14,21 +14,16 @@ package final class Projector {
   package let model: Model
   package var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
 
-  // The state below is read and changed several times per event. A projector belongs to
-  // one write transaction, on the thread that runs it, and none of its methods calls back
-  // into it while one of these properties is being changed, so accesses never overlap: the
-  // run-time exclusivity checks (a tenth of a commit's time) are turned off for them.
-
   /// Objects loaded or changed in this commit.
-  @exclusivity(unchecked) private var cache: [ObjectID: Cached] = [:]
+  private var cache: [ObjectID: Cached] = [:]
   /// The object being changed now, authoritative over `cache` (and changed, so written by
   /// ``writeObjects()``): runs of events on one object (an insert and its sets) change it in
   /// place, with no hashing per event.
-  @exclusivity(unchecked) private var hot: ObjectState?
+  private var hot: ObjectState?
   /// Objects whose history gets this commit.
-  @exclusivity(unchecked) private(set) var touched: Set<ObjectID> = []
+  private(set) var touched: Set<ObjectID> = []
   /// The buffer object records are encoded into, one after another.
-  @exclusivity(unchecked) private var record = BinaryWriter(capacity: 1024)
+  private var record = BinaryWriter(capacity: 1024)
   /// The highest identity given before this projector's first insert (read then).
   ///
   /// Objects above it were inserted here: none of their keys existed before, and theirs

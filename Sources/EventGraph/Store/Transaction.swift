@@ -11,13 +11,10 @@ import LMDB
 public final class Transaction: GraphReading {
   let projector: Projector
   /// The events so far.
-  ///
-  /// A transaction is used on one thread and never reenters itself while it appends, so
-  /// the run-time exclusivity check is off (as for the projector's state).
-  @exclusivity(unchecked) public private(set) var events: [Event] = []
+  public private(set) var events: [Event] = []
   /// The commit's metadata; the closure may fill it in.
   public var metadata: CommitMetadata
-  @exclusivity(unchecked) var isOpen = true
+  var isOpen = true
   private var nextObject: UInt64?
 
   /// The commit's time; `nil` stamps it with the time of commit.
