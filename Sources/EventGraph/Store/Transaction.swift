@@ -111,9 +111,7 @@ public final class Transaction: GraphReading {
     }
     for (a, v) in values {
       guard let v else { continue }
-      guard case .attribute(let own)? = e.property(a.id)?.kind, own == a else {
-        throw StoreError.unknownProperty(entity: e.name, property: a.name)
-      }
+      guard Self.owns(e, a) else { throw StoreError.unknownProperty(entity: e.name, property: a.name) }
       do {
         try emit(.set(id, attribute: a.id, value: try v.converted(to: a.type)))
       } catch let error as ValueError {
@@ -155,10 +153,17 @@ public final class Transaction: GraphReading {
   package func set(_ id: ObjectID, attribute a: Attribute, _ value: Value?) throws {
     try checkOpen()
     let entity = try liveEntity(id)
-    guard case .attribute(let own)? = model.entity(entity)?.property(a.id)?.kind, own == a else {
+    guard let e = model.entity(entity), Self.owns(e, a) else {
       throw StoreError.unknownProperty(entity: model.entity(entity)?.name ?? "?", property: a.name)
     }
     try set(id, a.id, a.type, value)
+  }
+
+  /// Whether `a` is the attribute of `e` with its identifier: the same name and type (what
+  /// a set relies on), compared without comparing the whole description.
+  private static func owns(_ e: Entity, _ a: Attribute) -> Bool {
+    guard case .attribute(let own)? = e.property(a.id)?.kind else { return false }
+    return own.type == a.type && own.name == a.name
   }
 
   /// The entity of a live object.

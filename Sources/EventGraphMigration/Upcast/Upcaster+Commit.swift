@@ -244,19 +244,21 @@ extension Upcaster {
   ) throws {
     let existing = try associations.destinations(mapping: m.index, source: s.id)
     let pair = MappingSource(mapping: m.index, source: s.id)
-    let wanted = Set(drafts.map(\.key))
-    for (key, d) in existing where !wanted.contains(key) {
+    // Few keys per source (one, or one per `instances` entry): a scan costs less than a set.
+    let wanted = drafts.count <= 8 ? nil : Set(drafts.map(\.key))
+    for (key, d) in existing where !(wanted?.contains(key) ?? drafts.contains { $0.key == key }) {
       try deleteAlone(d, tx: tx)
       try associations.remove(mapping: m.index, source: s.id, key: key, destination: d)
       changes.associationsChanged.insert(pair)
     }
-    let had = Dictionary(existing, uniquingKeysWith: { a, _ in a })
+    let made = existing.count <= 8 ? nil : Dictionary(existing, uniquingKeysWith: { a, _ in a })
     for draft in drafts {
-      if let d = had[draft.key], try tx.object(d) != nil {
+      let before = made.map { $0[draft.key] } ?? existing.first { $0.0 == draft.key }?.1
+      if let d = before, try tx.object(d) != nil {
         for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
         continue
       }
-      if let stale = had[draft.key] {
+      if let stale = before {
         try associations.remove(mapping: m.index, source: s.id, key: draft.key, destination: stale)
       }
       // The one-object mapping keeps the source's identity (once: identities are never reused).
