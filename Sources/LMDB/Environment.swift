@@ -27,20 +27,16 @@ public struct EnvironmentOptions: Sendable {
   public var maxReaders: Int
   /// File mode for newly created files.
   public var mode: Int32
-  /// How far ahead of the pages in use the data file is kept written (zeros), in bytes, at
-  /// most (a small file is kept an eighth of its size ahead); 0 leaves its growth to LMDB.
-  public var preallocation: Int
 
   public init(
     flags: EnvironmentFlags = [], mapSize: Int = 64 << 20, maxDatabases: Int = 32, maxReaders: Int = 126,
-    mode: Int32 = 0o644, preallocation: Int = 0
+    mode: Int32 = 0o644
   ) {
     self.flags = flags
     self.mapSize = mapSize
     self.maxDatabases = maxDatabases
     self.maxReaders = maxReaders
     self.mode = mode
-    self.preallocation = preallocation
   }
 }
 
@@ -68,8 +64,6 @@ public final class Environment: @unchecked Sendable {
   let mapLock = NSLock()
   public let path: String
   public let flags: EnvironmentFlags
-  /// See ``EnvironmentOptions/preallocation``.
-  let preallocation: Int
 
   /// Opens (creating if needed) the environment at `path`, a directory unless
   /// ``EnvironmentFlags/noSubdirectory`` is given.
@@ -94,7 +88,6 @@ public final class Environment: @unchecked Sendable {
     self.handle = env
     self.path = path
     self.flags = options.flags
-    self.preallocation = options.flags.contains(.readOnly) ? 0 : max(0, options.preallocation)
     // Readers left behind by processes that died would pin old pages forever.
     _ = try? clearStaleReaders()
   }
@@ -198,45 +191,7 @@ public final class Environment: @unchecked Sendable {
       gate.leave()
       throw LMDBError(code: rc == 0 ? 22 : rc, operation: "mdb_txn_begin(write)")
     }
-    if preallocation > 0 { preallocate() }
     return WriteTransaction(handle: txn, lease: TransactionLease(gate: gate, environment: self))
-  }
-
-  /// Keeps the data file written with zeros ahead of the pages in use, so that commits
-  /// overwrite blocks the file has rather than extend it: an `fdatasync` after writes past
-  /// the end of a file must also commit its new size and blocks to the file system's
-  /// journal, which costs about as much again on ext4 (measured: 100 µs against 200 µs for
-  /// a 16 KiB write and sync). Best effort: a failure leaves the growth to LMDB.
-  ///
-  /// Runs right after a write transaction began, before it changed anything: LMDB's writer
-  /// lock is held, so no other process writes, and this transaction has written no page
-  /// (LMDB writes pages when it commits, or when it spills a large transaction), so no page
-  /// past the last one in use holds anything.
-  private func preallocate() {
-    var info = MDB_envinfo()
-    var st = MDB_stat()
-    var fd: Int32 = -1
-    guard mdb_env_info(handle, &info) == 0, mdb_env_stat(handle, &st) == 0, mdb_env_get_fd(handle, &fd) == 0
-    else { return }
-    let used = (Int(info.me_last_pgno) + 1) * Int(st.ms_psize)
-    var file = stat()
-    guard fstat(fd, &file) == 0 else { return }
-    let size = Int(file.st_size)
-    // A small file is kept an eighth of its size ahead (at least 256 KiB), a large one
-    // `preallocation`; refilled when less than half that is left, up to the map's end.
-    let ahead = min(preallocation, max(256 << 10, used / 8))
-    guard size - used < ahead / 2 else { return }
-    let end = min(used + ahead, info.me_mapsize)
-    var offset = max(size, used)
-    let zeros = [UInt8](repeating: 0, count: 1 << 20)
-    while offset < end {
-      let n = zeros.withUnsafeBytes { z in
-        // SAFETY: `z` is a live buffer of 1 MiB and the count never exceeds it.
-        pwrite(fd, z.baseAddress, min(z.count, end - offset), off_t(offset))
-      }
-      guard n > 0 else { return }
-      offset += n
-    }
   }
 
   // MARK: - Map size

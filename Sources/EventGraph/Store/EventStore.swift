@@ -157,11 +157,7 @@ public final class EventStore: Sendable {
     var flags: EnvironmentFlags = []
     if o.readOnly { flags.insert(.readOnly) }
     if o.durability == .relaxed { flags.insert(.noSync) }
-    // A durable store keeps 8 MiB of its file written ahead: its commits' fsyncs then
-    // overwrite blocks instead of growing the file (Docs/store-layout.md).
-    return EnvironmentOptions(
-      flags: flags, mapSize: o.initialMapSize, maxDatabases: 64, maxReaders: 126,
-      preallocation: o.durability == .durable ? 8 << 20 : 0)
+    return EnvironmentOptions(flags: flags, mapSize: o.initialMapSize, maxDatabases: 64, maxReaders: 126)
   }
 
   // MARK: - Reading
