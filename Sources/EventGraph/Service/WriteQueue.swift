@@ -55,8 +55,9 @@ final class WriteQueue: @unchecked Sendable {
   private var pending: [WriteRequest] = []
   private var head = 0
   private var closed = false
-  /// The size of the last batch taken.
-  private var lastBatch = 0
+  /// How many callers have been committing at once lately: the largest recent batch,
+  /// fading by an eighth a batch when batches get smaller.
+  private var peak = 0
 
   /// Queues `request` and suspends until the writer (or a cancellation) resumes it.
   func submit(_ request: WriteRequest, path: String) async throws -> WriteOutcome {
@@ -104,9 +105,11 @@ final class WriteQueue: @unchecked Sendable {
   /// Waits for requests and takes up to `max` of them, marking them begun; `nil` once the
   /// queue is closed and empty.
   ///
-  /// When fewer requests wait than the last batch held, it lingers up to `linger` seconds
-  /// for the rest: the callers of the last batch are being resumed and are about to commit
-  /// again, and one batch of all of them costs one fsync instead of two.
+  /// When fewer requests wait than callers have lately been committing at once, it lingers
+  /// up to `linger` seconds for the rest: the callers of the last batch are being resumed
+  /// and are about to commit again, and one batch of all of them costs one fsync instead of
+  /// two. (Waiting only for as many as the last batch held let 64 callers settle into two
+  /// alternating batches of 32, each caller's group committing while the other waited.)
   func takeBatch(max: Int, linger: Double) -> [WriteRequest]? {
     condition.lock()
     defer { condition.unlock() }
@@ -126,7 +129,7 @@ final class WriteQueue: @unchecked Sendable {
         head = 0
       }
       if !batch.isEmpty {
-        if batch.count >= min(max, lastBatch) || closed || linger <= 0 { break }
+        if batch.count >= min(max, peak) || closed || linger <= 0 { break }
         let until = deadline ?? Date(timeIntervalSinceNow: linger)
         deadline = until
         if !condition.wait(until: until) { break }
@@ -135,7 +138,7 @@ final class WriteQueue: @unchecked Sendable {
       if closed { return nil }
       condition.wait()
     }
-    lastBatch = batch.count
+    peak = Swift.max(batch.count, peak - (peak + 7) / 8)
     return batch
   }
 
