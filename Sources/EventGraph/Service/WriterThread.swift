@@ -59,9 +59,10 @@ extension StoreService {
         try env.growIfNearlyFull()
         let txn = try env.beginWrite()
         try checkWritable(txn.handle)
+        var ends = BatchEnds()
         for (i, request) in batch.enumerated() {
           do {
-            let outcome = try perform(request.work, in: txn.handle)
+            let outcome = try perform(request.work, in: txn.handle, ends: &ends)
             if case .committed(let info?, _) = outcome { lastSequence = info.lastSequence }
             results.append(.success(outcome))
           } catch let e as LMDBError where e == .mapFull {
@@ -104,8 +105,16 @@ extension StoreService {
     try dbs.checkWritable(txn, model: model, path: path)
   }
 
-  /// Runs one request inside the batch's transaction `txn`.
-  private func perform(_ work: WriteWork, in txn: WriteHandle) throws -> WriteOutcome {
+  /// What the commits of a batch so far have left for the next one to know without
+  /// reading it back: the log's end and the next identity (both unknown at first).
+  struct BatchEnds {
+    var log: (commit: UInt64, sequence: UInt64)?
+    var nextObject: UInt64?
+  }
+
+  /// Runs one request inside the batch's transaction `txn`; `ends` moves on only when a
+  /// commit lands (a refused one is rolled back with its nested transaction).
+  private func perform(_ work: WriteWork, in txn: WriteHandle, ends: inout BatchEnds) throws -> WriteOutcome {
     switch work {
     case .side(let body):
       try txn.nested { child in try body(child.handle) }
@@ -121,15 +130,23 @@ extension StoreService {
         return .duplicate(info)
       }
       for e in w.expectations { try check(e, reader) }
-      return try txn.nested { child in
+      let before = ends
+      var after = ends
+      let outcome: WriteOutcome = try txn.nested { child in
         let tx = Transaction(model: model, dbs: dbs, handle: child.handle, metadata: w.metadata)
         defer { tx.close() }
+        tx.knownLogEnd = before.log
+        tx.nextObject = before.nextObject
         let value = try w.body(tx)
         try refuseKeySetInside(tx, given: w.metadata, in: child.handle)  // refused alone, in its nested transaction
         let info = try tx.finish()
         if let info { try projections.applyInline(after: info, of: tx, in: child.handle) }
+        if let info { after.log = (info.number, info.lastSequence) }
+        after.nextObject = tx.nextObject
         return .committed(info, value: value)
       }
+      ends = after  // the nested transaction committed
+      return outcome
     }
   }
 

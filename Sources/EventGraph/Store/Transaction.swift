@@ -15,7 +15,12 @@ public final class Transaction: GraphReading {
   /// The commit's metadata; the closure may fill it in.
   public var metadata: CommitMetadata
   var isOpen = true
-  private var nextObject: UInt64?
+  /// The identity the next insert gets; `nil` until the first insert reads it from the
+  /// identities (the writer thread passes it on from the commit before in its batch).
+  package var nextObject: UInt64?
+  /// The log's end before this commit, when the caller knows it (the writer thread, from
+  /// the commit before in its batch); `nil` reads it from the log.
+  package var knownLogEnd: (commit: UInt64, sequence: UInt64)?
 
   /// The commit's time; `nil` stamps it with the time of commit.
   ///
@@ -375,7 +380,7 @@ public final class Transaction: GraphReading {
       try projector.writeObjects()
       return nil
     }
-    let end = try projector.reader.logEnd()
+    let end = try knownLogEnd ?? projector.reader.logEnd()
     let commit = Commit(
       number: end.commit + 1, firstSequence: end.sequence + 1, time: commitTime ?? Date(), modelVersion: model.version,
       metadata: metadata, events: events)
