@@ -28,36 +28,53 @@ public struct Cursor: ~Copyable {
 
   /// Moves to the first entry whose key is `>= key` (the first entry for an empty key,
   /// which LMDB itself refuses).
+  @inlinable
   public func seek(_ key: some LMDBBytes) throws(LMDBError) -> Bool {
-    if key.withLMDBBytes({ $0.isEmpty }) { return try first() }
-    return try position(key, MDB_SET_RANGE)
+    try key.withLMDBBytes { k in position(k, exact: false) }.get()
   }
 
   /// Moves to the entry whose key is exactly `key`.
-  public func find(_ key: some LMDBBytes) throws(LMDBError) -> Bool { try position(key, MDB_SET_KEY) }
+  @inlinable
+  public func find(_ key: some LMDBBytes) throws(LMDBError) -> Bool {
+    try key.withLMDBBytes { k in position(k, exact: true) }.get()
+  }
 
-  private func position(_ key: some LMDBBytes, _ op: MDB_cursor_op) throws(LMDBError) -> Bool {
-    let rc = key.withLMDBBytes { k in
-      // SAFETY: the key buffer is valid for this call; on success LMDB points `kv` at its own copy.
-      var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-      var vv = MDB_val()
-      return mdb_cursor_get(handle, &kv, &vv, op)
+  // The generic entry points are inlinable, so that a caller's key type is specialized
+  // where it is used; the C calls stay in these non-generic cores.
+
+  @usableFromInline
+  func position(_ k: UnsafeRawBufferPointer, exact: Bool) -> Result<Bool, LMDBError> {
+    if k.isEmpty && !exact {
+      do { return .success(try first()) } catch { return .failure(error) }
     }
-    if rc == MDB_NOTFOUND { return false }
-    try check(rc, "mdb_cursor_get")
-    return true
+    // SAFETY: the key buffer is valid for this call; on success LMDB points `kv` at its own copy.
+    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+    var vv = MDB_val()
+    let rc = mdb_cursor_get(handle, &kv, &vv, exact ? MDB_SET_KEY : MDB_SET_RANGE)
+    if rc == MDB_NOTFOUND { return .success(false) }
+    do { try check(rc, "mdb_cursor_get") } catch { return .failure(error) }
+    return .success(true)
   }
 
   /// Calls `body` with the current key and value, valid only during the call.
+  @inlinable
   public func withCurrent<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) throws -> R {
+    let (k, v) = try current()
+    return try body(k, v)
+  }
+
+  /// The current key and value, pointing into the map.
+  @usableFromInline
+  func current() throws(LMDBError) -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer) {
     var k = MDB_val()
     var v = MDB_val()
     try check(mdb_cursor_get(handle, &k, &v, MDB_GET_CURRENT), "mdb_cursor_get(current)")
     // SAFETY: both point into the map and stay valid until the transaction writes or ends;
-    // `body` may not keep them.
-    return try body(
+    // callers (`withCurrent`'s body) may not keep them.
+    return (
       UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
-      UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+      UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    )
   }
 
   /// The current key, copied.
@@ -70,16 +87,20 @@ public struct Cursor: ~Copyable {
   ///
   /// With ``PutFlags/append`` on a cursor that appended last, LMDB adds the entry to the
   /// page it is on, without searching the tree again: the fast way to write keys in order.
+  @inlinable
   public func put(key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = []) throws(LMDBError) {
-    let rc = key.withLMDBBytes { k in
-      value.withLMDBBytes { v in
-        // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
-        var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-        var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-        return mdb_cursor_put(handle, &kv, &vv, flags.rawValue)
-      }
+    try key.withLMDBBytes { k in value.withLMDBBytes { v in put(k, v, flags) } }.get()
+  }
+
+  @usableFromInline
+  func put(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags) -> Result<Void, LMDBError> {
+    // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
+    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+    var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+    do { try check(mdb_cursor_put(handle, &kv, &vv, flags.rawValue), "mdb_cursor_put") } catch {
+      return .failure(error)
     }
-    try check(rc, "mdb_cursor_put")
+    return .success(())
   }
 
   /// Deletes the entry under the cursor (write transactions only).

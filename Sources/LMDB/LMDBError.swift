@@ -47,6 +47,7 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// The one choke point for LMDB return codes: success passes, anything else throws.
 @inline(__always)
+@usableFromInline
 func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws(LMDBError) {
   if rc != 0 { throw LMDBError(code: rc, operation: operation()) }
 }

@@ -140,21 +140,11 @@ extension TransactionWriting where Self: ~Copyable {
   /// Stores `value` under `key`.
   ///
   /// - Returns: `false` when ``PutFlags/noOverwrite`` was given and the key exists.
-  @discardableResult
+  @inlinable @discardableResult
   public func put(_ db: Database, key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = [])
     throws(LMDBError) -> Bool
   {
-    let rc = key.withLMDBBytes { k in
-      value.withLMDBBytes { v in
-        // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
-        var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-        var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-        return mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue)
-      }
-    }
-    if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
-    try check(rc, "mdb_put")
-    return true
+    try key.withLMDBBytes { k in value.withLMDBBytes { v in putBytes(db, k, v, flags, appendFirst: false) } }.get()
   }
 
   /// Stores `value` under `key` as ``put(_:key:value:flags:)`` does, trying an append first.
@@ -165,25 +155,34 @@ extension TransactionWriting where Self: ~Copyable {
   /// put follows: callers use it for keys that are usually, not always, the last.
   ///
   /// - Returns: `false` when ``PutFlags/noOverwrite`` was given and the key exists.
-  @discardableResult
+  @inlinable @discardableResult
   public func appendOrPut(_ db: Database, key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = [])
     throws(LMDBError) -> Bool
   {
-    let rc = key.withLMDBBytes { k in
-      value.withLMDBBytes { v in
-        // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
-        var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-        var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-        let appended = mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_APPEND))
-        guard appended == MDB_KEYEXIST else { return appended }
-        kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-        vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-        return mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue)
-      }
+    try key.withLMDBBytes { k in value.withLMDBBytes { v in putBytes(db, k, v, flags, appendFirst: true) } }.get()
+  }
+
+  // The generic entry points are inlinable, so that a caller's key and value types are
+  // specialized where they are used; the C calls stay in these non-generic cores.
+
+  @usableFromInline
+  func putBytes(
+    _ db: Database, _ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, appendFirst: Bool
+  ) -> Result<Bool, LMDBError> {
+    // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
+    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+    var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+    var rc: Int32 = MDB_KEYEXIST
+    if appendFirst {
+      rc = mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_APPEND))
+      // A refused append changed nothing: the ordinary put follows, with fresh values.
+      kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+      vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
     }
-    if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
-    try check(rc, "mdb_put")
-    return true
+    if rc == MDB_KEYEXIST { rc = mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue) }
+    if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return .success(false) }
+    do { try check(rc, "mdb_put") } catch { return .failure(error) }
+    return .success(true)
   }
 
   /// Stores a value of `count` bytes under `key`, written in place by `fill` (`MDB_RESERVE`):
@@ -206,16 +205,19 @@ extension TransactionWriting where Self: ~Copyable {
 
   /// Removes `key` (and all its values in a duplicate-sorted database).
   /// - Returns: whether the key was there.
-  @discardableResult
+  @inlinable @discardableResult
   public func delete(_ db: Database, key: some LMDBBytes) throws(LMDBError) -> Bool {
-    let rc = key.withLMDBBytes { k in
-      // SAFETY: the key buffer is valid for this call.
-      var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-      return mdb_del(transactionHandle.pointer, db.dbi, &kv, nil)
-    }
-    if rc == MDB_NOTFOUND { return false }
-    try check(rc, "mdb_del")
-    return true
+    try key.withLMDBBytes { k in deleteBytes(db, k) }.get()
+  }
+
+  @usableFromInline
+  func deleteBytes(_ db: Database, _ k: UnsafeRawBufferPointer) -> Result<Bool, LMDBError> {
+    // SAFETY: the key buffer is valid for this call.
+    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+    let rc = mdb_del(transactionHandle.pointer, db.dbi, &kv, nil)
+    if rc == MDB_NOTFOUND { return .success(false) }
+    do { try check(rc, "mdb_del") } catch { return .failure(error) }
+    return .success(true)
   }
 
   /// Removes every entry of `db`, keeping the database itself.
@@ -245,23 +247,30 @@ extension TransactionReading where Self: ~Copyable {
   ///
   /// The buffer is valid only inside `body`.
   /// - Returns: `nil` when the key is absent, else what `body` returns.
+  @inlinable
   public func withValue<R>(_ db: Database, key: some LMDBBytes, _ body: (UnsafeRawBufferPointer) throws -> R)
     throws -> R?
   {
+    guard let v = try key.withLMDBBytes({ k in valueBytes(db, k) }).get() else { return nil }
+    return try body(v)
+  }
+
+  /// The value under a key, pointing into the map (`nil` when absent).
+  @usableFromInline
+  func valueBytes(_ db: Database, _ k: UnsafeRawBufferPointer) -> Result<UnsafeRawBufferPointer?, LMDBError> {
+    // SAFETY: the key buffer is valid for this call.
+    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
     var vv = MDB_val()
-    let rc = key.withLMDBBytes { k in
-      // SAFETY: the key buffer is valid for this call.
-      var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-      return mdb_get(transactionHandle.pointer, db.dbi, &kv, &vv)
-    }
-    if rc == MDB_NOTFOUND { return nil }
-    try check(rc, "mdb_get")
+    let rc = mdb_get(transactionHandle.pointer, db.dbi, &kv, &vv)
+    if rc == MDB_NOTFOUND { return .success(nil) }
+    do { try check(rc, "mdb_get") } catch { return .failure(error) }
     // SAFETY: the value points into the map and stays valid until this transaction ends or
-    // writes again; `body` may not keep the pointer.
-    return try body(UnsafeRawBufferPointer(start: vv.mv_data, count: vv.mv_size))
+    // writes again; callers (`withValue`'s body) may not keep the pointer.
+    return .success(UnsafeRawBufferPointer(start: vv.mv_data, count: vv.mv_size))
   }
 
   /// The value stored under `key`, copied; `nil` when absent.
+  @inlinable
   public func get(_ db: Database, key: some LMDBBytes) throws(LMDBError) -> [UInt8]? {
     do {
       return try withValue(db, key: key) { [UInt8]($0) }
@@ -273,6 +282,7 @@ extension TransactionReading where Self: ~Copyable {
   }
 
   /// Whether `key` is present.
+  @inlinable
   public func contains(_ db: Database, key: some LMDBBytes) throws(LMDBError) -> Bool {
     try get(db, key: key) != nil
   }
@@ -298,6 +308,7 @@ extension TransactionReading where Self: ~Copyable {
   /// until `body` returns `false`.
   ///
   /// - Parameter body: gets the key and the value, valid only during the call.
+  @inlinable
   public func forEach(
     _ db: Database, from start: (some LMDBBytes)? = [UInt8]?.none,
     _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
