@@ -221,6 +221,70 @@ struct StoreTests {
     #expect(try store.verify().isOK)
   }
 
+  @Test("deleting without rules removes the object's links, in and out, and nothing else, as a nullify delete would")
+  func deleteIgnoringRules() throws {
+    // `cascade` from the person to its phones, `deny` from a department, an ordered list,
+    // and a link without an inverse pointing at the person.
+    let model = try Model(
+      name: "R", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Person",
+          relationships: [
+            RelationshipDescription(
+              name: "phones", destination: "Phone", isToMany: true, isOrdered: true, inverse: "owner",
+              deleteRule: .cascade),
+            RelationshipDescription(name: "team", destination: "Team", inverse: "members", deleteRule: .deny),
+          ]),
+        EntityDescription(
+          name: "Phone",
+          relationships: [RelationshipDescription(name: "owner", destination: "Person", inverse: "phones")]
+        ),
+        EntityDescription(
+          name: "Team",
+          relationships: [
+            RelationshipDescription(name: "members", destination: "Person", isToMany: true, inverse: "team")
+          ]),
+        EntityDescription(name: "Note", relationships: [RelationshipDescription(name: "about", destination: "Person")]),
+      ])
+    let (store, dir) = try makeStore(model)
+    defer { removeDirectory(dir) }
+    let (person, phones, team, note) = try store.write { tx throws in
+      let person = try tx.insert("Person")
+      let phones = try (0..<3).map { _ in try tx.insert("Phone") }
+      for p in phones.reversed() { try tx.link(person, "phones", p, at: 0) }
+      let team = try tx.insert("Team")
+      try tx.link(person, "team", team)
+      let note = try tx.insert("Note")
+      try tx.link(note, "about", person)
+      return (person, phones, team, note)
+    }.value
+    let commit = try store.write { tx throws in try tx.deleteIgnoringRules(person) }.commit
+    let first = try #require(commit).firstSequence
+    let events = try store.read { s throws in try s.commits(from: first).first?.events ?? [] }
+    let phonesID = try #require(model.entity(named: "Person")?.propertyID(named: "phones"))
+    let teamID = try #require(model.entity(named: "Person")?.propertyID(named: "team"))
+    let aboutID = try #require(model.entity(named: "Note")?.propertyID(named: "about"))
+    // Relationship by relationship (each in its own order), then the links without an
+    // inverse, then the delete: what a delete with nullify rules emits.
+    #expect(
+      events
+        == phones.map { Event.unlink(person, relationship: phonesID, target: $0) } + [
+          .unlink(person, relationship: teamID, target: team), .unlink(note, relationship: aboutID, target: person),
+          .delete(person),
+        ])
+    try store.read { s throws in
+      #expect(try s.object(person) == nil)
+      for p in phones {
+        #expect(try s.object(p) != nil)  // no cascade
+        #expect(try s.related(p, "owner").isEmpty)
+      }
+      #expect(try s.related(team, "members").isEmpty)  // no deny
+      #expect(try s.related(note, "about").isEmpty)
+    }
+    #expect(try store.verify().isOK)
+  }
+
   @Test("a refused commit leaves log and state unchanged")
   func refusedCommit() throws {
     let (store, dir) = try makeStore(try Fixtures.addressBookV2())
