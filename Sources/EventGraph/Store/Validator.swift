@@ -5,9 +5,8 @@ struct Validator<G: ValidatedGraph> {
   let graph: G
 
   func validate(_ objects: [ObjectID]) throws {
-    // Each entity's rules, computed once per call, not per object: the attributes that
-    // must have a value and the relationships whose count is constrained.
-    // By entity ID.
+    // Each entity's rules, by entity ID, computed once per call, not per object: the
+    // attributes that must have a value and the relationships whose count is constrained.
     var rules: [(attributes: [Attribute], relationships: [Relationship])?] = Array(
       repeating: nil, count: model.entities.count)
     for id in objects {

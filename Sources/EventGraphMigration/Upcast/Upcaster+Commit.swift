@@ -228,15 +228,6 @@ extension Upcaster {
     return try known == entity.id && tx.object(id) == nil
   }
 
-  /// Deletes a destination object without running the destination model's delete rules.
-  ///
-  /// Which objects exist is the mapping's to say (each is reconciled by its own mapping),
-  /// so a `cascade` must not delete objects the mapping keeps, nor a `deny` refuse because
-  /// links that this commit's relationship stage will remove are still there.
-  private func deleteAlone(_ d: ObjectID, tx: Transaction) throws {
-    try tx.deleteIgnoringRules(d)
-  }
-
   /// Writes the difference between what a source made before and what it makes now.
   private func reconcile(
     _ m: CompiledEntityMapping, _ s: SourceObject, _ drafts: [MigrationManager.Draft], tx: Transaction,
@@ -247,7 +238,11 @@ extension Upcaster {
     // Few keys per source (one, or one per `instances` entry): a scan costs less than a set.
     let wanted = drafts.count <= 8 ? nil : Set(drafts.map(\.key))
     for (key, d) in existing where !(wanted?.contains(key) ?? drafts.contains { $0.key == key }) {
-      try deleteAlone(d, tx: tx)
+      // Without the destination model's delete rules: which objects exist is the mapping's
+      // to say (each is reconciled by its own mapping), so a `cascade` must not delete
+      // objects the mapping keeps, nor a `deny` refuse because links that this commit's
+      // relationship stage will remove are still there.
+      try tx.deleteIgnoringRules(d)
       try associations.remove(mapping: m.index, source: s.id, key: key, destination: d)
       changes.associationsChanged.insert(pair)
     }
