@@ -208,11 +208,7 @@ public final class Transaction: GraphReading {
     let s = try requireObject(id)
     let r = try model.relationship(relationship, of: s.entity)
     let t = try requireObject(target)
-    guard model.isKind(t.entity, of: r.destination) else {
-      throw StoreError.wrongDestination(
-        object: display(id), relationship: r.name, target: display(target),
-        expected: model.entity(r.destination)?.name ?? "?")
-    }
+    try checkDestination(t, of: id, r)
     let current = try related(id, r.id)
     if let position, !r.isOrdered {
       throw StoreError.invalidPosition(
@@ -228,13 +224,27 @@ public final class Transaction: GraphReading {
     if let position { try checkPosition(position, count: current.count, id, r) }
     // A to-one on this side is replaced.
     if !r.isToMany, let old = current.first { try emit(.unlink(id, relationship: r.id, target: old)) }
-    // A to-one on the other side moves the target away from its previous owner.
-    if let inv = r.inverse, case .relationship(let back)? = model.entity(t.entity)?.property(inv)?.kind,
-      !back.isToMany, let previous = try related(target, inv).first
-    {
-      try emit(.unlink(target, relationship: inv, target: previous))
-    }
+    try releaseFromPreviousOwner(t, r)
     try emit(.link(id, relationship: r.id, target: target, position: position))
+  }
+
+  /// Refuses a target whose entity the relationship does not lead to.
+  private func checkDestination(_ t: ObjectState, of id: ObjectID, _ r: Relationship) throws {
+    guard model.isKind(t.entity, of: r.destination) else {
+      throw StoreError.wrongDestination(
+        object: display(id), relationship: r.name, target: display(t.id),
+        expected: model.entity(r.destination)?.name ?? "?")
+    }
+  }
+
+  /// A to-one on the other side moves the target away from its previous owner (an
+  /// explicit unlink), before it is linked to its new one.
+  private func releaseFromPreviousOwner(_ t: ObjectState, _ r: Relationship) throws {
+    if let inv = r.inverse, case .relationship(let back)? = model.entity(t.entity)?.property(inv)?.kind,
+      !back.isToMany, let previous = try related(t.id, inv).first
+    {
+      try emit(.unlink(t.id, relationship: inv, target: previous))
+    }
   }
 
   private func checkPosition(_ p: Int, count: Int, _ id: ObjectID, _ r: Relationship) throws {
@@ -295,17 +305,8 @@ public final class Transaction: GraphReading {
     for old in current where !wanted.contains(old) { try emit(.unlink(id, relationship: r.id, target: old)) }
     for t in targets where !have.contains(t) {
       let target = try requireObject(t)
-      guard model.isKind(target.entity, of: r.destination) else {
-        throw StoreError.wrongDestination(
-          object: display(id), relationship: r.name, target: display(t),
-          expected: model.entity(r.destination)?.name ?? "?")
-      }
-      // A to-one on the other side moves the target away from its previous owner.
-      if let inv = r.inverse, case .relationship(let back)? = model.entity(target.entity)?.property(inv)?.kind,
-        !back.isToMany, let previous = try related(t, inv).first
-      {
-        try emit(.unlink(t, relationship: inv, target: previous))
-      }
+      try checkDestination(target, of: id, r)
+      try releaseFromPreviousOwner(target, r)
       try emit(.link(id, relationship: r.id, target: t, position: nil))
     }
   }
