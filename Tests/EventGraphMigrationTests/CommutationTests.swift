@@ -117,13 +117,8 @@ struct CommutationTests {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
     let path = dir + "/book"
-    let ids = try seedStore(path)
+    let ids = try seedStore(path, thenSet: "momo", [("firstName", .string("x")), ("firstName", .string("桃"))])
     let momo = try #require(ids["momo"])
-    do {
-      let store = try EventStore(path: path)
-      try store.write { tx in try tx.set(momo, "firstName", .string("x")) }
-      try store.write { tx in try tx.set(momo, "firstName", .string("桃")) }
-    }
     let text = String(
       decoding: try #require(FileManager.default.contents(atPath: Examples.root + "/AddressBook.v1-v2.mapping.json")),
       as: UTF8.self)

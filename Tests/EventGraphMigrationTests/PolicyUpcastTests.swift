@@ -164,14 +164,7 @@ struct PolicyUpcastTests {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
     let path = dir + "/book"
-    let ids = try seedStore(path)
-    let momo = try #require(ids["momo"])
-    do {
-      let store = try EventStore(path: path)
-      try store.write { tx in try tx.set(momo, "phone1", .string("111")) }
-      try store.write { tx in try tx.set(momo, "phone1", nil) }
-      try store.write { tx in try tx.set(momo, "phone1", .string("222")) }
-    }
+    _ = try seedStore(path, thenSet: "momo", [("phone1", .string("111")), ("phone1", nil), ("phone1", .string("222"))])
     var registry = PolicyRegistry()
     registry.register(AddressBookToPhoneBook(), as: "AddressBookToPhoneBook")
     _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try policyMapping(), policies: registry)
@@ -196,14 +189,14 @@ struct MappingSkipTests {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
     let path = dir + "/book"
-    let ids = try seedStore(path)
+    let ids = try seedStore(
+      path, thenSet: "momo",
+      [
+        ("phone1", .string("111")),  // changes a PhoneBook
+        ("phone1", nil),  // deletes it: phones changes
+        ("firstName", .string("桃の")),  // the person only
+      ])
     let momo = try #require(ids["momo"])
-    do {
-      let store = try EventStore(path: path)
-      try store.write { tx in try tx.set(momo, "phone1", .string("111")) }  // changes a PhoneBook
-      try store.write { tx in try tx.set(momo, "phone1", nil) }  // deletes it: phones changes
-      try store.write { tx in try tx.set(momo, "firstName", .string("桃の")) }  // the person only
-    }
     let stages = Recorder()
     do {
       let store = try EventStore(path: path)

@@ -46,6 +46,16 @@ func seedStore(_ path: String) throws -> [String: ObjectID] {
   return ids
 }
 
+/// The seed's store, then one commit per change of a person's attribute (`who` names the
+/// person as ``seedStore(_:)`` does: "momo", "urashima", "issun").
+func seedStore(_ path: String, thenSet who: String, _ changes: [(String, Value?)]) throws -> [String: ObjectID] {
+  let ids = try seedStore(path)
+  let person = try #require(ids[who])
+  let store = try EventStore(path: path)
+  for (attribute, value) in changes { try store.write { tx in try tx.set(person, attribute, value) } }
+  return ids
+}
+
 /// "桃 太郎 :Tel 123-4567-7891", as the seed's post printed its PhoneBook list.
 func phoneList(_ store: EventStore) throws -> [String] {
   try store.read { s in
