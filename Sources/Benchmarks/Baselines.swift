@@ -29,6 +29,11 @@ struct Measurement: Sendable {
   /// Scans: the sum of every value byte read (equal for equal data).
   var checksum: UInt64 = 0
 
+  /// The two measurements' operations and times added up (rounds of one workload).
+  static func += (total: inout Measurement, round: Measurement) {
+    total = Measurement(operations: total.operations + round.operations, seconds: total.seconds + round.seconds)
+  }
+
   /// Operations per second; 0 when nothing was timed.
   var rate: Double { seconds > 0 ? Double(operations) / seconds : 0 }
   /// Wall time per operation, in microseconds; 0 when nothing was done.
@@ -110,6 +115,14 @@ enum Baselines {
   ) throws -> Measurement {
     try measurement(
       "lmdb durable commits", eg_lmdb_durable_commits(directory, Int64(commits), Int64(valueSize)))
+  }
+
+  /// `commits` one-put transactions without fsync (`MDB_NOSYNC`): a commit's CPU cost.
+  static func lmdbUnsyncedCommits(
+    in directory: String, commits: Int, valueSize: Int = Baselines.valueSize
+  ) throws -> Measurement {
+    try measurement(
+      "lmdb unsynced commits", eg_lmdb_unsynced_commits(directory, Int64(commits), Int64(valueSize)))
   }
 
   /// Walks every record left by `lmdbBatchedPuts` with a cursor in one read

@@ -29,6 +29,22 @@ func measure(operations: Int, _ body: () throws -> Void) rethrows -> Measurement
   return Measurement(operations: operations, seconds: monotonicSeconds() - start)
 }
 
+/// CPU time this process has used so far, in seconds: in user space and in the kernel.
+func processorSeconds() -> (user: Double, kernel: Double) {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  return (
+    Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+    Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+  )
+}
+
+/// The CPU time used between `start` (an earlier ``processorSeconds()``) and now.
+func processorSeconds(since start: (user: Double, kernel: Double)) -> (user: Double, kernel: Double) {
+  let now = processorSeconds()
+  return (now.user - start.user, now.kernel - start.kernel)
+}
+
 // MARK: - Memory
 
 /// Anonymous resident memory of this process in bytes (`RssAnon`).

@@ -9,7 +9,7 @@ enum StoreBenchmark {
     return try Model(name: "Bench", version: 1, entities: [EntityDescription(name: "Item", attributes: attrs)])
   }
 
-  static func run(events: Int, durableCommits: Int, table: inout BenchmarkTable) throws {
+  static func run(events: Int, durableCommits: Int, unsyncedCommits: Int, table: inout BenchmarkTable) throws {
     let value = String(repeating: "v", count: Baselines.valueSize)
     let lmdbDir = try temporaryDirectory(prefix: "bench-lmdb")
     let sqliteDir = try temporaryDirectory(prefix: "bench-sqlite")
@@ -61,14 +61,38 @@ enum StoreBenchmark {
     table.add("rebuild (full replay)", rebuild, unit: "events/s")
     table.add("anonymous memory after rebuild", value: mebibytes(anonymousMemoryBytes()), unit: "MiB")
 
-    // Durable single-event commits (fsync bound on both sides).
-    let rawDurable = try Baselines.lmdbDurableCommits(in: lmdbDir, commits: durableCommits)
-    let sqliteDurable = try Baselines.sqliteDurableCommits(in: sqliteDir, commits: durableCommits)
+    // Durable single-event commits, fsync-bound on all three sides, in rounds whose order
+    // turns (raw LMDB, SQLite, store; SQLite, store, raw; …) so that no side always runs
+    // right after the same neighbour's burst of fsyncs.
     let target = try store.read { try $0.objects(of: "Item").first }
     guard let target else { throw BaselineError(workload: "durable", message: "no object") }
-    let durable = try measure(operations: durableCommits) {
-      for i in 0..<durableCommits {
-        try store.write { tx in try tx.set(target, "a1", .string("\(i)" + value)) }
+    let rounds = 6
+    let perRound = max(1, durableCommits / rounds)
+    var rawDurable = Measurement(operations: 0, seconds: 0)
+    var sqliteDurable = Measurement(operations: 0, seconds: 0)
+    var durable = Measurement(operations: 0, seconds: 0)
+    var committed = 0
+    var (rawCPU, storeCPU) = ((user: 0.0, kernel: 0.0), (user: 0.0, kernel: 0.0))
+    for round in 0..<rounds {
+      for side in (0..<3).map({ ($0 + round) % 3 }) {
+        switch side {
+        case 0:
+          let cpu = processorSeconds()
+          rawDurable += try Baselines.lmdbDurableCommits(in: lmdbDir, commits: perRound)
+          let used = processorSeconds(since: cpu)
+          rawCPU = (rawCPU.user + used.user, rawCPU.kernel + used.kernel)
+        case 1: sqliteDurable += try Baselines.sqliteDurableCommits(in: sqliteDir, commits: perRound)
+        default:
+          let cpu = processorSeconds()
+          durable += try measure(operations: perRound) {
+            for _ in 0..<perRound {
+              committed += 1
+              try store.write { tx in try tx.set(target, "a1", .string("\(committed)" + value)) }
+            }
+          }
+          let used = processorSeconds(since: cpu)
+          storeCPU = (storeCPU.user + used.user, storeCPU.kernel + used.kernel)
+        }
       }
     }
     table.add(
@@ -76,5 +100,59 @@ enum StoreBenchmark {
     )
     table.add(
       "durable commits vs SQLite", durable, unit: "commits/s", baseline: sqliteDurable, baselineName: "SQLite commits")
+    // Where a durable commit's time goes besides waiting for the disk: this process's CPU
+    // per commit, in user space and in the kernel (writing the pages, fsync).
+    let perStoreCommit = 1e6 / Double(durable.operations)
+    let perRawCommit = 1e6 / Double(rawDurable.operations)
+    table.add(
+      "user CPU per durable commit", value: storeCPU.user * perStoreCommit, unit: "µs",
+      baseline: rawCPU.user * perRawCommit, baselineName: "raw LMDB commit")
+    table.add(
+      "kernel CPU per durable commit", value: storeCPU.kernel * perStoreCommit, unit: "µs",
+      baseline: rawCPU.kernel * perRawCommit, baselineName: "raw LMDB commit")
+
+    // The same commits without fsync, on both sides, each in a fresh environment: what a
+    // commit costs in CPU.
+    let rawUnsynced = try Baselines.lmdbUnsyncedCommits(in: lmdbDir, commits: unsyncedCommits)
+    let relaxed = try EventStore.create(
+      at: storeDir + "/relaxed", model: try model(), options: StoreOptions(durability: .relaxed))
+    let object = try relaxed.write { tx in try tx.insert("Item") }.value
+    let unsynced = try measure(operations: unsyncedCommits) {
+      for i in 0..<unsyncedCommits {
+        try relaxed.write { tx in try tx.set(object, "a1", .string("\(i)" + value)) }
+      }
+    }
+    table.add(
+      "single-event commits without fsync", unsynced, unit: "commits/s", baseline: rawUnsynced,
+      baselineName: "raw LMDB, MDB_NOSYNC")
+  }
+
+  /// Single-event commits alone, for profilers: not a figure.
+  ///
+  /// `Benchmarks commit-profile N [--durable]` runs it, under `perf` or under
+  /// `valgrind --tool=callgrind` (which cannot map the C baselines' 64 GiB environments):
+  /// 10,000 objects like the batched appends', then `commits` single-event commits, without
+  /// fsync unless `durable`.
+  static func profileCommits(_ commits: Int, durable: Bool) throws {
+    let value = String(repeating: "v", count: Baselines.valueSize)
+    let dir = try temporaryDirectory(prefix: "bench-commits")
+    defer { try? removeDirectory(dir) }
+    let store = try EventStore.create(
+      at: dir + "/store", model: try model(), options: StoreOptions(durability: durable ? .durable : .relaxed))
+    for _ in 0..<100 {
+      try store.write { tx in
+        for _ in 0..<100 {
+          let o = try tx.insert("Item")
+          for a in 1...9 { try tx.set(o, "a\(a)", .string(value)) }
+        }
+      }
+    }
+    guard let target = try store.read({ try $0.objects(of: "Item").first }) else {
+      throw BaselineError(workload: "commit-profile", message: "no object")
+    }
+    let m = try measure(operations: commits) {
+      for i in 0..<commits { try store.write { tx in try tx.set(target, "a1", .string("\(i)" + value)) } }
+    }
+    print("\(commits) single-event commits\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s")
   }
 }

@@ -14,6 +14,17 @@ if let i = arguments.firstIndex(of: "--latency-writer") {
     exit(1)
   }
 }
+// A profiling aid: `Benchmarks commit-profile [N] [--durable]` makes N single-event commits.
+if arguments.first == "commit-profile" {
+  do {
+    let n = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
+    try StoreBenchmark.profileCommits(n, durable: arguments.contains("--durable"))
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+    exit(1)
+  }
+}
 let quick = arguments.contains("--quick")
 let people = arguments.indices.compactMap { i -> Int? in
   arguments[i] == "--people" && i + 1 < arguments.endIndex ? Int(arguments[i + 1]) : nil
@@ -28,7 +39,9 @@ var tables: [BenchmarkTable] = []
 do {
   if wants("store") {
     var t = BenchmarkTable(title: "Store (issue 2)")
-    try StoreBenchmark.run(events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000, table: &t)
+    try StoreBenchmark.run(
+      events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000,
+      unsyncedCommits: quick ? 20_000 : 100_000, table: &t)
     tables.append(t)
   }
   if wants("query") {

@@ -255,13 +255,13 @@ static int lmdb_create_database(MDB_env *env, MDB_dbi *dbi, eg_result *r) {
 
 /** The shared writer: `total` puts, `per_txn` per write transaction. */
 static eg_result lmdb_write(const char *dir, int64_t total, int64_t per_txn, int64_t value_size,
-                            unsigned int put_flags) {
+                            unsigned int put_flags, unsigned int env_flags) {
   eg_result r = {0};
   if (validate_sizes(&r, total, per_txn, value_size) != 0) return r;
   if (prepare_directory(dir, &r) != 0) return r;
 
   MDB_env *env = NULL;
-  if (lmdb_open(dir, 0, &env, &r) != 0) return r;
+  if (lmdb_open(dir, env_flags, &env, &r) != 0) return r;
   MDB_dbi dbi;
   unsigned char *value = make_value_slots(value_size, 1);
   if (value == NULL) {
@@ -312,11 +312,15 @@ static eg_result lmdb_write(const char *dir, int64_t total, int64_t per_txn, int
 
 eg_result eg_lmdb_batched_puts(const char *dir, int64_t total_events, int64_t events_per_txn,
                                int64_t value_size, bool use_append) {
-  return lmdb_write(dir, total_events, events_per_txn, value_size, use_append ? MDB_APPEND : 0);
+  return lmdb_write(dir, total_events, events_per_txn, value_size, use_append ? MDB_APPEND : 0, 0);
 }
 
 eg_result eg_lmdb_durable_commits(const char *dir, int64_t commits, int64_t value_size) {
-  return lmdb_write(dir, commits, 1, value_size, 0);
+  return lmdb_write(dir, commits, 1, value_size, 0, 0);
+}
+
+eg_result eg_lmdb_unsynced_commits(const char *dir, int64_t commits, int64_t value_size) {
+  return lmdb_write(dir, commits, 1, value_size, 0, MDB_NOSYNC);
 }
 
 eg_result eg_lmdb_cursor_scan(const char *dir) {

@@ -69,6 +69,12 @@ eg_result eg_lmdb_batched_puts(const char *dir, int64_t total_events, int64_t ev
 eg_result eg_lmdb_durable_commits(const char *dir, int64_t commits, int64_t value_size);
 
 /**
+ * The same commits with MDB_NOSYNC: no fsync, so the rate is the CPU (and page
+ * writing) cost of a one-put commit. operations = commits.
+ */
+eg_result eg_lmdb_unsynced_commits(const char *dir, int64_t commits, int64_t value_size);
+
+/**
  * Opens the environment left in `dir` by eg_lmdb_batched_puts (or
  * eg_lmdb_durable_commits) read-only and walks the "events" database with a
  * cursor in one read transaction, adding up every value byte.
