@@ -367,4 +367,39 @@ struct ServiceCommitTests {
     #expect(try ServiceFixtures.itemNames(store).sorted() == expected.sorted())
     #expect(try store.verify().isOK)
   }
+
+  @Test("a batch that fills the map runs again in a bigger one: every commit lands once, in its caller's order")
+  func batchGrowsTheMap() async throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let store = try EventStore.create(
+      at: dir + "/store", model: try ServiceFixtures.model(), options: StoreOptions(initialMapSize: 1 << 20))
+    // 32 tasks × 8 commits of ~6 KB: about 1.5 MB of log alone, so batches fill the map.
+    let big = String(repeating: "x", count: 6000)
+    let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+      for t in 0..<32 {
+        group.addTask {
+          var mine: [UInt64] = []
+          for r in 0..<8 {
+            let result = try await store.commit { tx in
+              try tx.insert("Item", ["name": .string("t\(t)-r\(r)-" + big), "task": .int64(Int64(t))])
+            }
+            mine.append(try #require(result.commit).firstSequence)
+          }
+          return mine
+        }
+      }
+      var all: [[UInt64]] = []
+      for try await mine in group { all.append(mine) }
+      return all
+    }
+    #expect(store.env.info.mapSize > 1 << 20)
+    // Each caller's commits landed in the order it made them, and none twice.
+    for mine in sequences { #expect(mine == mine.sorted()) }
+    #expect(Set(sequences.joined()).count == 32 * 8)
+    let names = try ServiceFixtures.itemNames(store)
+    #expect(names.count == 32 * 8)
+    #expect(Set(names).count == 32 * 8)
+    #expect(try store.verify().isOK)
+  }
 }

@@ -47,8 +47,8 @@ final class WriteRequest: @unchecked Sendable {
 /// The requests waiting for the writer thread, in arrival order.
 ///
 /// Cancellation is decided here, under one lock: a request still queued is removed and its
-/// caller gets `CancellationError`; one the writer has taken (``takeBatch(max:)``) runs to
-/// the end, and its caller learns the outcome.
+/// caller gets `CancellationError`; one the writer has taken (``takeFirst(max:)``,
+/// ``takeMore(max:until:)``) runs to the end, and its caller learns the outcome.
 final class WriteQueue: @unchecked Sendable {
   // SAFETY (@unchecked Sendable): every variable is read and written under `condition`.
   private let condition = NSCondition()
@@ -96,50 +96,71 @@ final class WriteQueue: @unchecked Sendable {
       condition.unlock()
       return
     }
-    request.stage = .finished  // left in `pending`; takeBatch skips it
+    request.stage = .finished  // left in `pending`; the writer skips it
     request.continuation = nil
     condition.unlock()
     c.resume(throwing: CancellationError())
   }
 
-  /// Waits for requests and takes up to `max` of them, marking them begun; `nil` once the
-  /// queue is closed and empty.
-  ///
-  /// When fewer requests wait than callers have lately been committing at once, it lingers
-  /// up to `linger` seconds for the rest: the callers of the last batch are being resumed
-  /// and are about to commit again, and one batch of all of them costs one fsync instead of
-  /// two. (Waiting only for as many as the last batch held let 64 callers settle into two
-  /// alternating batches of 32, each caller's group committing while the other waited.)
-  func takeBatch(max: Int, linger: Double) -> [WriteRequest]? {
+  /// Waits for a request and takes what is queued, up to `max`, marking them begun: the
+  /// start of a batch. `nil` once the queue is closed and empty.
+  func takeFirst(max: Int) -> [WriteRequest]? {
     condition.lock()
     defer { condition.unlock() }
-    var batch: [WriteRequest] = []
-    var deadline: Date?
     while true {
-      while head < pending.count && batch.count < max {
-        let r = pending[head]
-        head += 1
-        if r.stage == .queued {
-          r.stage = .begun
-          batch.append(r)
-        }
-      }
-      if head == pending.count {
-        pending.removeAll(keepingCapacity: true)
-        head = 0
-      }
-      if !batch.isEmpty {
-        if batch.count >= min(max, peak) || closed || linger <= 0 { break }
-        let until = deadline ?? Date(timeIntervalSinceNow: linger)
-        deadline = until
-        if !condition.wait(until: until) { break }
-        continue
-      }
+      let batch = takeQueued(max: max)
+      if !batch.isEmpty { return batch }
       if closed { return nil }
       condition.wait()
     }
-    peak = Swift.max(batch.count, peak - (peak + 7) / 8)
-    return batch
+  }
+
+  /// Takes up to `max` more requests for the batch under way, waiting until `deadline` for
+  /// one when none is queued; empty once the deadline has passed (or the queue is closed)
+  /// with nothing queued.
+  func takeMore(max: Int, until deadline: Date) -> [WriteRequest] {
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      let more = takeQueued(max: max)
+      if !more.isEmpty || closed { return more }
+      if !condition.wait(until: deadline) { return takeQueued(max: max) }
+    }
+  }
+
+  /// How many requests a batch should wait for (see ``StoreService/serve(startingWith:)``):
+  /// how many callers have lately been committing at once, at most `max`.
+  func expectedBatch(max: Int) -> Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return Swift.min(max, peak)
+  }
+
+  /// Records the size of a batch just committed: the largest recent batch sets `peak`,
+  /// which fades by an eighth a batch when batches get smaller.
+  func batchEnded(size: Int) {
+    condition.lock()
+    peak = Swift.max(size, peak - (peak + 7) / 8)
+    condition.unlock()
+  }
+
+  /// The queued requests, up to `max`, marked begun (cancelled ones skipped). Called with
+  /// the lock held.
+  private func takeQueued(max: Int) -> [WriteRequest] {
+    var taken: [WriteRequest] = []
+    while head < pending.count && taken.count < max {
+      let r = pending[head]
+      head += 1
+      if r.stage == .queued {
+        r.stage = .begun
+        taken.append(r)
+      }
+    }
+    if head == pending.count {
+      pending.removeAll(keepingCapacity: true)
+      head = 0
+    }
+    return taken
   }
 
   /// Puts begun requests back at the front (a batch that had to stop early).
