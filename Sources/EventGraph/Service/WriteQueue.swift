@@ -102,8 +102,9 @@ final class WriteQueue: @unchecked Sendable {
     c.resume(throwing: CancellationError())
   }
 
-  /// Waits for a request and takes what is queued, up to `max`, marking them begun: the
-  /// start of a batch. `nil` once the queue is closed and empty.
+  /// Waits for a request and takes what is queued, up to `max`: the start of a batch.
+  ///
+  /// The requests taken are marked begun. `nil` once the queue is closed and empty.
   func takeFirst(max: Int) -> [WriteRequest]? {
     condition.lock()
     defer { condition.unlock() }
@@ -144,8 +145,9 @@ final class WriteQueue: @unchecked Sendable {
     condition.unlock()
   }
 
-  /// The queued requests, up to `max`, marked begun (cancelled ones skipped). Called with
-  /// the lock held.
+  /// The queued requests, up to `max`, marked begun (cancelled ones skipped).
+  ///
+  /// Called with the lock held.
   private func takeQueued(max: Int) -> [WriteRequest] {
     var taken: [WriteRequest] = []
     while head < pending.count && taken.count < max {
