@@ -33,21 +33,47 @@ final class SourceGraph: QueryObjectSource {
 
 /// Association of (mapping, source object, key) with the destination object it made,
 /// stored in LMDB both ways, so memory stays bounded however long the log.
-struct Associations {
+///
+/// One lives for a batch of source commits (one LMDB transaction) and remembers the
+/// destinations it has read or written in it: a commit's stages read a source's
+/// destinations several times (to reconcile, to link, as another mapping's targets). The
+/// memory is the batch's, like the source projection's cache.
+final class Associations {
   let txn: WriteHandle
   /// mapping u16 · source u64 · key bytes → destination u64.
   let forward: Database
   /// destination u64 → mapping u16 · source u64 · key bytes.
   let reverse: Database
+  /// The destinations of the (mapping, source) pairs read or written in this batch, in key
+  /// order: what LMDB holds for them.
+  private var known: [MappingSource: [(String, ObjectID)]] = [:]
+
+  init(txn: WriteHandle, forward: Database, reverse: Database) {
+    self.txn = txn
+    self.forward = forward
+    self.reverse = reverse
+  }
 
   static func prefix(_ mapping: Int, _ source: ObjectID) -> [UInt8] {
-    var k: [UInt8] = [UInt8(truncatingIfNeeded: mapping >> 8), UInt8(truncatingIfNeeded: mapping)]
-    for i in (0..<8).reversed() { k.append(UInt8(truncatingIfNeeded: source.rawValue >> (8 * UInt64(i)))) }
+    let s = source.rawValue
+    return [
+      UInt8(truncatingIfNeeded: mapping >> 8), UInt8(truncatingIfNeeded: mapping),
+      UInt8(truncatingIfNeeded: s >> 56), UInt8(truncatingIfNeeded: s >> 48), UInt8(truncatingIfNeeded: s >> 40),
+      UInt8(truncatingIfNeeded: s >> 32), UInt8(truncatingIfNeeded: s >> 24), UInt8(truncatingIfNeeded: s >> 16),
+      UInt8(truncatingIfNeeded: s >> 8), UInt8(truncatingIfNeeded: s),
+    ]
+  }
+
+  private static func key(_ mapping: Int, _ source: ObjectID, _ key: String) -> [UInt8] {
+    var k = prefix(mapping, source)
+    k.append(contentsOf: key.utf8)
     return k
   }
 
   /// The destinations made from `source` by `mapping`, in key order.
   func destinations(mapping: Int, source: ObjectID) throws -> [(String, ObjectID)] {
+    let pair = MappingSource(mapping: mapping, source: source)
+    if let d = known[pair] { return d }
     let p = Self.prefix(mapping, source)
     var result: [(String, ObjectID)] = []
     try txn.forEach(forward, from: p) { k, v in
@@ -55,6 +81,7 @@ struct Associations {
       result.append((String(decoding: k[p.count...], as: UTF8.self), ObjectID(d)))
       return true
     }
+    known[pair] = result
     return result
   }
 
@@ -68,14 +95,22 @@ struct Associations {
   }
 
   func add(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
-    let k = Self.prefix(mapping, source) + Array(key.utf8)
+    let k = Self.key(mapping, source, key)
     try txn.put(forward, key: k, value: BigEndianKey(destination.rawValue))
     try txn.put(reverse, key: BigEndianKey(destination.rawValue), value: k)
+    let pair = MappingSource(mapping: mapping, source: source)
+    guard var d = known[pair] else { return }
+    // LMDB's order: the keys' bytes (a String's `<` compares otherwise beyond ASCII).
+    d.removeAll { $0.0 == key }
+    let at = d.firstIndex { key.utf8.lexicographicallyPrecedes($0.0.utf8) } ?? d.endIndex
+    d.insert((key, destination), at: at)
+    known[pair] = d
   }
 
   func remove(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
-    try txn.delete(forward, key: Self.prefix(mapping, source) + Array(key.utf8))
+    try txn.delete(forward, key: Self.key(mapping, source, key))
     try txn.delete(reverse, key: BigEndianKey(destination.rawValue))
+    known[MappingSource(mapping: mapping, source: source)]?.removeAll { $0.0 == key }
   }
 }
 

@@ -36,15 +36,15 @@ extension Upcaster {
       events += c.events.count
       return true
     }
+    let associations = stages.map { Associations(txn: txn.handle, forward: $0.forward, reverse: $0.reverse) }
     for c in commits {
       var input = c.events
       for (i, stage) in stages.enumerated() {
         let projector =
           i == 0 ? sourceProjector : Projector(txn: txn.handle, dbs: stage.source, model: stage.mapping.sourceModel)
-        let associations = Associations(txn: txn.handle, forward: stage.forward, reverse: stage.reverse)
         let (written, output) = try migrate(
-          c, events: input, stage: stage, sourceProjector: projector, applySource: i == 0, associations: associations,
-          handle: txn.handle, nextID: &nextID)
+          c, events: input, stage: stage, sourceProjector: projector, applySource: i == 0,
+          associations: associations[i], handle: txn.handle, nextID: &nextID)
         input = output
         if stage.isFinal, let written {
           report.commitsWritten += 1
