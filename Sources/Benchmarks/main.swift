@@ -14,11 +14,15 @@ if let i = arguments.firstIndex(of: "--latency-writer") {
     exit(1)
   }
 }
-// A profiling aid: `Benchmarks commit-profile [N] [--durable]` makes N single-event commits.
+// A profiling aid: `Benchmarks commit-profile [N] [--durable] [--tasks T]` makes N
+// single-event commits.
 if arguments.first == "commit-profile" {
   do {
     let n = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
-    try StoreBenchmark.profileCommits(n, durable: arguments.contains("--durable"))
+    let tasks = arguments.firstIndex(of: "--tasks").flatMap { i in
+      arguments.index(after: i) < arguments.endIndex ? Int(arguments[arguments.index(after: i)]) : nil
+    }
+    try StoreBenchmark.profileCommits(n, durable: arguments.contains("--durable"), tasks: tasks)
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
