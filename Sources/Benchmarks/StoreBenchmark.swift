@@ -165,7 +165,9 @@ enum StoreBenchmark {
         }
         return Measurement(operations: each * tasks, seconds: monotonicSeconds() - start)
       }
-      print("\(m.operations) single-event commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s")
+      print(
+        "\(m.operations) single-event commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s"
+      )
       return
     }
     let m = try measure(operations: commits) {
