@@ -25,6 +25,16 @@ public final class MigrationManager {
     var associated: Bool
   }
 
+  /// `$source`, bound for one source object after another: one dictionary rebound in place,
+  /// where a new one per object cost an allocation each.
+  private var sourceBinding: [String: QueryVariable<ObjectID>] = ["source": .object(ObjectID(0))]
+
+  /// The variables of a mapping's expressions for `source`.
+  func variables(source: ObjectID) -> [String: QueryVariable<ObjectID>] {
+    sourceBinding["source"] = .object(source)
+    return sourceBinding
+  }
+
   init(context: UpcastContext, mapping: CompiledMapping) {
     self.context = context
     self.mapping = mapping
@@ -70,12 +80,15 @@ public final class MigrationManager {
     return try insertDestination(e, key: key ?? "#\(drafts.count)")
   }
 
-  /// Makes a draft of an entity already resolved (the default path: no name lookup).
-  private func insertDestination(_ e: Entity, key: String) throws -> DestinationDraft {
+  /// Makes a draft of an entity already resolved (the default path: no name lookup), with
+  /// room for `values` attribute values.
+  private func insertDestination(_ e: Entity, key: String, values: Int = 0) throws -> DestinationDraft {
     if drafts.contains(where: { $0.key == key }) {
       throw MigrationError("destination key '\(key)' is used twice for one source object")
     }
-    drafts.append(Draft(entity: e, key: key, values: [], associated: true))
+    var draft = Draft(entity: e, key: key, values: [], associated: true)
+    draft.values.reserveCapacity(values)
+    drafts.append(draft)
     return DestinationDraft(index: drafts.count - 1)
   }
 
@@ -113,19 +126,19 @@ public final class MigrationManager {
     guard draftSource != nil else {
       throw MigrationError("insertDestination is only available in createDestinationInstances")
     }
-    let variables: [String: QueryVariable<ObjectID>] = ["source": .object(source.id)]
+    let variables = variables(source: source.id)
     func value(_ a: Attribute, _ e: CompiledExpression) throws -> Value? {
       let v = try e.evaluate(source.id, in: context.source, variables: variables)
       return v ?? (a.isOptional ? nil : a.defaultValue)
     }
     if m.instances.isEmpty {
-      let d = try insertDestination(dst, key: "")
+      let d = try insertDestination(dst, key: "", values: m.attributes.count)
       for (a, e) in m.attributes { try set(d, a, try value(a, e)) }
       return
     }
     for entry in m.instances {
       if let when = entry.when, !(try when.evaluate(source.id, in: context.source, variables: variables)) { continue }
-      let d = try insertDestination(dst, key: entry.key)
+      let d = try insertDestination(dst, key: entry.key, values: entry.attributes.count)
       for (a, e) in entry.attributes { try set(d, a, try value(a, e)) }
     }
   }
@@ -180,7 +193,7 @@ public final class MigrationManager {
     guard let source = try known ?? context.associations.source(of: destination)?.source,
       try context.sourceObject(source) != nil
     else { return }
-    let variables: [String: QueryVariable<ObjectID>] = ["source": .object(source)]
+    let variables = variables(source: source)
     for (r, target, sourcesExpression, perObject) in m.relationships {
       let sources = try sourcesExpression.evaluateObjects(source, in: context.source, variables: variables)
       var targets: [ObjectID] = []

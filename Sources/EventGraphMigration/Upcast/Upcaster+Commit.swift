@@ -145,7 +145,7 @@ extension Upcaster {
         let alive = current != nil
         if alive {
           let passes =
-            try m.filter.map { try $0.evaluate(s, in: context.source, variables: ["source": .object(s)]) } ?? true
+            try m.filter.map { try $0.evaluate(s, in: context.source, variables: manager.variables(source: s)) } ?? true
           if passes {
             try step("createDestinationInstances", m, s) {
               try policy(m).createDestinationInstances(for: source, mapping: m, manager: manager)
