@@ -58,8 +58,11 @@ final class ProjectedObject {
   }
 
   func set(_ attribute: PropertyID, _ value: Value?) {
-    if decoded != nil {
-      decoded?.set(attribute, value)  // in place: the record owns its values uniquely
+    // Taken out and put back: changed while the record holds no other reference to them,
+    // the values are changed in place.
+    if var s = decoded.take() {
+      s.set(attribute, value)
+      decoded = s
       return
     }
     if let i = changeIndex(attribute) {
