@@ -5,26 +5,14 @@ struct Validator<G: ValidatedGraph> {
   let graph: G
 
   func validate(_ objects: [ObjectID]) throws {
-    // Each entity's rules, by entity ID, computed once per call, not per object: the
-    // attributes that must have a value and the relationships whose count is constrained.
-    var rules: [(attributes: [Attribute], relationships: [Relationship])?] = Array(
-      repeating: nil, count: model.entities.count)
     for id in objects {
       guard let s = try graph.validatedObject(id) else { continue }  // deleted
-      let i = Int(s.entity.rawValue)
-      guard i < rules.count else { continue }
-      if rules[i] == nil, let e = model.entity(s.entity) {
-        rules[i] = (
-          e.attributes.filter { !$0.isOptional },
-          e.relationships.filter { !$0.isOptional || $0.minCount != nil || $0.maxCount != nil }
-        )
-      }
-      guard let (attributes, relationships) = rules[i] else { continue }
-      for a in attributes where try !s.hasValue(a.id) {
+      guard let e = model.entity(s.entity) else { continue }
+      for a in e.requiredAttributes where try !s.hasValue(a.id) {
         throw StoreError.validation(
           object: graph.display(id), property: a.name, message: "required attribute has no value")
       }
-      for r in relationships {
+      for r in e.constrainedRelationships {
         let count = try graph.relatedCount(id, r.id)
         if !r.isOptional && count == 0 {
           throw StoreError.validation(
