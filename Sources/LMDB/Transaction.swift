@@ -243,6 +243,14 @@ extension TransactionWriting where Self: ~Copyable {
 // MARK: - Reads, shared by both kinds of transaction
 
 extension TransactionReading where Self: ~Copyable {
+  /// LMDB's transaction ID (`mdb_txn_id`): for a write transaction, one more than the ID of
+  /// the last write transaction committed to the environment by any process.
+  ///
+  /// A write transaction whose ID is one more than that of a commit one remembers sees
+  /// exactly the state that commit left: no other write was committed in between. An
+  /// aborted transaction, and a commit that changed nothing, use up no ID.
+  public var transactionID: UInt64 { UInt64(mdb_txn_id(transactionHandle.pointer)) }
+
   /// Calls `body` with the value stored under `key`, without copying it out of the map.
   ///
   /// The buffer is valid only inside `body`.

@@ -454,3 +454,32 @@ struct IsolationTests {
     }
   }
 }
+
+@Suite("Transaction IDs")
+struct TransactionIDTests {
+  @Test("a write transaction's ID follows the last commit's; an abort and an empty commit use none")
+  func followsCommits() throws {
+    try withTemporaryDirectory { dir in
+      let (env, db) = try openEnvironment(in: dir)
+      let first = try env.write { txn throws(LMDBError) in
+        _ = try txn.put(db, key: "k", value: bytes("1"))
+        return txn.transactionID
+      }
+      #expect(try env.beginWrite().transactionID == first + 1)  // dropped: aborted
+      #expect(throws: Boom.self) {
+        try env.write { txn throws in
+          _ = try txn.put(db, key: "k", value: bytes("2"))
+          throw Boom()
+        }
+      }
+      let empty = try env.write { txn throws(LMDBError) in txn.transactionID }
+      #expect(empty == first + 1)
+      let second = try env.write { txn throws(LMDBError) in
+        _ = try txn.put(db, key: "k", value: bytes("3"))
+        return txn.transactionID
+      }
+      #expect(second == first + 1)
+      #expect(try env.beginWrite().transactionID == second + 1)
+    }
+  }
+}

@@ -47,6 +47,27 @@ struct BinaryWriter {
     bytes.append(contentsOf: b)
   }
 
+  /// Writes a placeholder for a count that is known only after the entries it counts
+  /// (one byte, enough for almost every record); ``fillCount(_:at:)`` writes it.
+  ///
+  /// - Returns: where the placeholder is.
+  mutating func countPlaceholder() -> Int {
+    bytes.append(0)
+    return bytes.count - 1
+  }
+
+  /// Writes the count whose placeholder is at `at`, widening it in the rare case it needs
+  /// more than one byte (a second pass to count first would copy every entry once more).
+  mutating func fillCount(_ count: UInt64, at: Int) {
+    if count < 0x80 {
+      bytes[at] = UInt8(count)
+    } else {
+      var c = BinaryWriter(capacity: 10)
+      c.varint(count)
+      bytes.replaceSubrange(at...at, with: c.bytes)
+    }
+  }
+
   mutating func string(_ s: String) {
     // A native string lends its UTF-8 in place; only a bridged one is copied first.
     if s.utf8.withContiguousStorageIfAvailable({ lengthPrefixed($0) }) != nil { return }
@@ -135,6 +156,21 @@ struct BinaryReader {
     let s = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(n))])
     offset += Int(n)
     return s
+  }
+
+  /// Moves past `count` bytes.
+  mutating func skip(_ count: Int) throws(CorruptionError) {
+    guard remaining >= count else { throw failure("unexpected end") }
+    offset += count
+  }
+
+  /// Checks a string as ``string()`` reads it, without making the `String`.
+  mutating func checkString() throws(CorruptionError) {
+    let s = try slice()
+    if Self.isASCII(s) { return }
+    guard String(validating: s.bindMemory(to: UInt8.self), as: UTF8.self) != nil else {
+      throw failure("invalid UTF-8")
+    }
   }
 
   mutating func string() throws(CorruptionError) -> String {

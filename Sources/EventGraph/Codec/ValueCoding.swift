@@ -99,4 +99,33 @@ extension BinaryReader {
     case .uri: return .uri(try string())
     }
   }
+
+  /// Checks a value as ``value()`` reads it, making no string or byte array (a decimal is
+  /// parsed: its check is its parse).
+  mutating func checkValue() throws(CorruptionError) {
+    switch offset < bytes.count ? ValueTag(rawValue: bytes[offset]) : nil {
+    case .string?, .uri?:
+      offset += 1
+      try checkString()
+    case .binary?:
+      offset += 1
+      _ = try slice()
+    default:
+      _ = try value()
+    }
+  }
+
+  /// Moves past a value that was checked before (``checkValue()``), decoding nothing.
+  mutating func skipValue() throws(CorruptionError) {
+    let tagByte = try byte()
+    switch ValueTag(rawValue: tagByte) {
+    case .string?, .decimal?, .binary?, .uri?: _ = try slice()
+    case .int16?, .int32?, .int64?: _ = try varint()
+    case .double?, .date?: try skip(8)
+    case .float?: try skip(4)
+    case .uuid?: try skip(16)
+    case .none?, .falseValue?, .trueValue?: break
+    case nil: throw failure("unknown value tag \(tagByte)")
+    }
+  }
 }

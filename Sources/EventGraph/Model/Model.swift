@@ -139,6 +139,10 @@ public final class Entity: Sendable, Hashable {
     self.attributes = properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
     self.relationships = properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
     self.attributeSlots = properties.map { if case .attribute(let a) = $0.kind { a } else { nil } }
+    self.requiredAttributes = attributes.filter { !$0.isOptional }
+    self.constrainedRelationships = relationships.filter {
+      !$0.isOptional || $0.minCount != nil || $0.maxCount != nil
+    }
   }
 
   public static func == (a: Entity, b: Entity) -> Bool {
@@ -199,6 +203,11 @@ public final class Entity: Sendable, Hashable {
 
   /// Every relationship, inherited ones first.
   public let relationships: [Relationship]
+  /// The rules a commit's validation checks on each object it touched, worked out once
+  /// rather than per commit: the attributes that must have a value, and the relationships
+  /// that must not be empty or whose count is bounded.
+  let requiredAttributes: [Attribute]
+  let constrainedRelationships: [Relationship]
   /// Each attribute by ``PropertyID`` (`nil` for a relationship): a lookup by name (one per
   /// `set`) copies the attribute alone, not its property.
   private let attributeSlots: [Attribute?]

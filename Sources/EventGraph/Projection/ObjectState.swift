@@ -8,7 +8,13 @@ public struct ObjectState: Sendable, Hashable {
   init(id: ObjectID, entity: EntityID, propertyCount: Int) {
     self.id = id
     self.entity = entity
-    self.values = [Value?](repeating: nil, count: propertyCount)
+    // Filled by appends: `Array(repeating:count:)` allocates through a generic entry point of
+    // the standard library that looks the array's type up at run time, at a cost of several
+    // times these appends (once per inserted or decoded object).
+    var values: [Value?] = []
+    values.reserveCapacity(propertyCount)
+    for _ in 0..<propertyCount { values.append(nil) }
+    self.values = values
   }
 
   /// The value of an attribute.
@@ -41,10 +47,7 @@ extension ObjectState {
   /// Appends the `objects` record to `w` (a writer reused for many objects allocates once).
   func encode(into w: inout BinaryWriter) {
     w.varint(UInt64(entity.rawValue))
-    // One pass: the count goes in a byte kept for it, widened in the rare case it needs
-    // more than one (a second pass to count would copy every value once more).
-    let countAt = w.bytes.count
-    w.byte(0)
+    let countAt = w.countPlaceholder()
     var count: UInt64 = 0
     for i in values.indices {
       guard let v = values[i] else { continue }
@@ -52,13 +55,7 @@ extension ObjectState {
       w.value(v)
       count += 1
     }
-    if count < 0x80 {
-      w.bytes[countAt] = UInt8(count)
-    } else {
-      var c = BinaryWriter(capacity: 10)
-      c.varint(count)
-      w.bytes.replaceSubrange(countAt...countAt, with: c.bytes)
-    }
+    w.fillCount(count, at: countAt)
   }
 
   /// About the size of the record, so that its buffer is allocated once.

@@ -19,7 +19,7 @@ package final class Projector {
   /// The object being changed now, authoritative over `cache` (and changed, so written by
   /// ``writeObjects()``): runs of events on one object (an insert and its sets) change it in
   /// place, with no hashing per event.
-  private var hot: ObjectState?
+  private var hot: ProjectedObject?
   /// Objects whose history gets this commit.
   private(set) var touched: Set<ObjectID> = []
   /// The buffer object records are encoded into, one after another.
@@ -34,10 +34,10 @@ package final class Projector {
   /// one, inserted in identity order); cleared at the first that does not.
   private var entitiesAppend = true
 
-  /// An object's state as of the events applied so far, and whether they changed it.
+  /// An object's record as of the events applied so far, and whether they changed it.
   private struct Cached {
     /// `nil` for an object that does not exist (deleted in this commit, or never made).
-    var state: ObjectState?
+    var record: ProjectedObject?
     /// Whether ``writeObjects()`` writes the record (a deleted object's is deleted at once).
     var isChanged: Bool
   }
@@ -50,48 +50,68 @@ package final class Projector {
 
   // MARK: - State as of the events applied so far
 
+  /// The live object's whole state, decoded (and kept decoded for the rest of the commit).
   package func state(_ o: ObjectID) throws -> ObjectState? {
-    if let h = hot, h.id == o { return h }
-    if let cached = cache[o] { return cached.state }
+    if let h = hot, h.id == o { return try h.state() }
+    if let i = cache.index(forKey: o) { return try cache.values[i].record?.state() }
+    // Decoded at once: reading the record as it stands first would walk it twice.
     let s = try reader.object(o)
-    cache[o] = Cached(state: s, isChanged: false)
+    cache[o] = Cached(record: s.map { ProjectedObject($0) }, isChanged: false)
     return s
+  }
+
+  /// The live object's record, its values decoded only as they are asked for.
+  func record(_ o: ObjectID) throws -> ProjectedObject? {
+    if let h = hot, h.id == o { return h }
+    if let cached = cache[o] { return cached.record }
+    let r = try load(o)
+    cache[o] = Cached(record: r, isChanged: false)
+    return r
+  }
+
+  private func load(_ o: ObjectID) throws -> ProjectedObject? {
+    try txn.withValue(dbs.objects, key: StoreKey.object(o)) { b in
+      try ProjectedObject.decode(b, id: o, model: model)
+    }
   }
 
   /// The entity of a live object, `nil` when it does not exist; no copy of its values.
   package func liveEntity(_ o: ObjectID) throws -> EntityID? {
-    if hot?.id == o { return hot?.entity }
-    return try state(o)?.entity
+    if let h = hot, h.id == o { return h.entity }
+    return try record(o)?.entity
   }
 
   /// The value of one attribute of a live object (`nil` also when the object does not exist).
   package func value(_ o: ObjectID, _ attribute: PropertyID) throws -> Value? {
-    if hot?.id == o { return hot?[attribute] }
-    return try state(o)?[attribute]
+    if let h = hot, h.id == o { return try h.value(attribute) }
+    return try record(o)?.value(attribute)
   }
 
   /// Makes `o` the hot object (loading it), so that it can be changed in place.
-  private func makeHot(_ o: ObjectID) throws {
-    if hot?.id == o { return }
+  ///
+  /// - Returns: the hot object.
+  private func makeHot(_ o: ObjectID) throws -> ProjectedObject {
+    if let h = hot, h.id == o { return h }
     park()
     let cached = cache.removeValue(forKey: o)
-    guard let loaded = try cached.map({ $0.state }) ?? reader.object(o) else {
-      cache[o] = Cached(state: nil, isChanged: false)
+    guard let loaded = try cached.map({ $0.record }) ?? load(o) else {
+      cache[o] = Cached(record: nil, isChanged: false)
       throw StoreError.noSuchObject(reader.display(o))
     }
     hot = loaded
     touched.insert(o)
+    return loaded
   }
 
   /// Puts the hot object back into the cache.
   private func park() {
-    if let h = hot { cache[h.id] = Cached(state: h, isChanged: true) }
+    if let h = hot { cache[h.id] = Cached(record: h, isChanged: true) }
     hot = nil
   }
 
-  package func requireState(_ o: ObjectID) throws -> ObjectState {
-    guard let s = try state(o) else { throw StoreError.noSuchObject(reader.display(o)) }
-    return s
+  private func requireRecord(_ o: ObjectID) throws -> ProjectedObject {
+    guard let r = try record(o) else { throw StoreError.noSuchObject(reader.display(o)) }
+    return r
   }
 
   package func entity(_ id: EntityID) throws -> Entity {
@@ -99,7 +119,7 @@ package final class Projector {
     return e
   }
 
-  package func relationship(of o: ObjectState, _ rel: PropertyID) throws -> Relationship {
+  private func relationship(of o: ProjectedObject, _ rel: PropertyID) throws -> Relationship {
     let e = try entity(o.entity)
     guard case .relationship(let r)? = e.property(rel)?.kind else {
       throw StoreError.corrupt("\(e.name) has no relationship \(rel.rawValue)")
@@ -122,7 +142,7 @@ package final class Projector {
       let fresh = try txn.appendOrPut(
         dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entityID), flags: .noOverwrite)
       if !fresh {
-        guard try reader.entity(of: o) == entityID, try state(o) == nil else {
+        guard try reader.entity(of: o) == entityID, try liveEntity(o) == nil else {
           throw StoreError.corrupt("insert of \(e.name)/\(o.rawValue): identity already used")
         }
       }
@@ -136,12 +156,12 @@ package final class Projector {
         try txn.put(dbs.entities, key: StoreKey.entity(entityID, o), value: [UInt8]())
       }
       park()
-      hot = ObjectState(id: o, entity: entityID, propertyCount: e.properties.count)
+      hot = ProjectedObject(ObjectState(id: o, entity: entityID, propertyCount: e.properties.count))
       touched.insert(o)
 
     case .set(let o, let attribute, let value):
-      try makeHot(o)
-      let e = try entity(hot?.entity ?? EntityID(rawValue: .max))
+      let h = try makeHot(o)
+      let e = try entity(h.entity)
       let i = Int(attribute.rawValue)
       guard i < e.attributeTypes.count, let type = e.attributeTypes[i] else {
         throw StoreError.corrupt("\(e.name)/\(o.rawValue): no attribute \(attribute.rawValue)")
@@ -150,8 +170,9 @@ package final class Projector {
         throw StoreError.corrupt(
           "\(e.name)/\(o.rawValue).#\(i): stored \(value.type.rawValue), expected \(type.rawValue)")
       }
-      if e.indexed[i], let entityID = hot?.entity {
-        if let old = hot?[attribute] {
+      if e.indexed[i] {
+        let entityID = h.entity
+        if let old = try h.value(attribute) {
           try txn.delete(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: old, object: o))
         }
         if let value {
@@ -160,12 +181,12 @@ package final class Projector {
             value: [UInt8]())
         }
       }
-      hot?.set(attribute, value)  // in place: `hot` owns its values uniquely
+      h.set(attribute, value)
 
     case .link(let o, let relID, let t, let position):
-      let s = try requireState(o)
+      let s = try requireRecord(o)
       let r = try relationship(of: s, relID)
-      let target = try requireState(t)
+      let target = try requireRecord(t)
       guard model.isKind(target.entity, of: r.destination) else {
         throw StoreError.corrupt("\(reader.display(o)).\(r.name): target \(reader.display(t)) has the wrong entity")
       }
@@ -179,11 +200,11 @@ package final class Projector {
       touched.insert(t)
 
     case .unlink(let o, let relID, let t):
-      let s = try requireState(o)
+      let s = try requireRecord(o)
       let r = try relationship(of: s, relID)
       try removeLink(o, r, t)
       if let inv = r.inverse {
-        let target = try requireState(t)
+        let target = try requireRecord(t)
         try removeLink(t, try relationship(of: target, inv), o)
       } else {
         try txn.delete(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o))
@@ -192,7 +213,7 @@ package final class Projector {
       touched.insert(t)
 
     case .delete(let o):
-      let s = try requireState(o)
+      let s = try requireRecord(o)
       guard try reader.allLinks(o).isEmpty else {
         throw StoreError.corrupt("delete of \(reader.display(o)) while it still has links")
       }
@@ -201,13 +222,13 @@ package final class Projector {
       if let e = model.entity(s.entity), e.hasIndexes {
         for (i, isIndexed) in e.indexed.enumerated() where isIndexed {
           let a = PropertyID(rawValue: UInt16(i))
-          if let v = s[a] {
+          if let v = try s.value(a) {
             try txn.delete(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: o))
           }
         }
       }
       if hot?.id == o { hot = nil }
-      cache[o] = Cached(state: nil, isChanged: false)
+      cache[o] = Cached(record: nil, isChanged: false)
       touched.insert(o)
     }
   }
@@ -302,16 +323,16 @@ package final class Projector {
   /// batch of commits, so an object changed by many commits is written once).
   package func writeObjects() throws {
     park()
-    var changed: [(id: ObjectID, state: ObjectState)] = []
+    var changed: [(id: ObjectID, record: ProjectedObject)] = []
     changed.reserveCapacity(cache.count)
     for (o, c) in cache where c.isChanged {
-      if let s = c.state { changed.append((o, s)) }
+      if let r = c.record { changed.append((o, r)) }
     }
     // In key order, so that the records of new objects are appends.
     changed.sort { $0.id < $1.id }
-    for (o, s) in changed {
+    for (o, r) in changed {
       record.reset()
-      s.encode(into: &record)
+      try r.encode(into: &record)
       if isNew(o) {
         try txn.appendOrPut(dbs.objects, key: StoreKey.object(o), value: record.bytes)
       } else {

@@ -66,6 +66,9 @@ public final class EventStore: Sendable {
   private let registryKey: String
   /// The writer thread, the log's notifier, consumers and projections (Service/).
   package let service: StoreService
+  /// What this handle's last ``write(metadata:_:)`` left, for the next one to trust
+  /// instead of reading it back when no other write came between (see ``LastCommit``).
+  private let lastCommit = Mutex<LastCommit?>(nil)
 
   deinit {
     service.shutdown()
@@ -190,9 +193,14 @@ public final class EventStore: Sendable {
     while true {
       try env.growIfNearlyFull()
       let txn = try env.beginWrite()
-      try dbs.checkWritable(txn.handle, model: model, path: path)
+      let id = txn.handle.transactionID
+      // Taken, not read: a transaction that does not commit leaves nothing to trust.
+      let last = lastCommit.withLock { $0.take() }.flatMap { $0.transaction &+ 1 == id ? $0 : nil }
+      // The last commit passed these checks, and nothing was written since.
+      if last == nil { try dbs.checkWritable(txn.handle, model: model, path: path) }
       try service.refuseRepeatedKey(metadata, in: txn.handle)
       let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
+      tx.knownLogEnd = last?.logEnd
       do {
         defer { tx.isOpen = false }
         let value = try body(tx)
@@ -200,7 +208,10 @@ public final class EventStore: Sendable {
         let info = try tx.finish()
         if let info { try service.willCommit(info, of: tx, in: txn.handle) }
         try txn.commit()
-        if let info { service.didCommit(info) }
+        if let info {
+          lastCommit.withLock { $0 = LastCommit(transaction: id, logEnd: (info.number, info.lastSequence)) }
+          service.didCommit(info)
+        }
         return WriteResult(value: value, commit: info)
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()
@@ -210,6 +221,19 @@ public final class EventStore: Sendable {
 
   /// Forces commits made with ``StoreOptions/Durability/relaxed`` to disk.
   public func flush() throws { try env.sync(force: true) }
+}
+
+/// A commit of ``EventStore/write(metadata:_:)`` and the log's end it left.
+///
+/// LMDB gives each write transaction the ID of the last one committed plus one, counted
+/// across every process that writes the environment; an aborted transaction uses none. So
+/// a write transaction whose ID follows `transaction` sees the store exactly as that commit
+/// left it: the log ends at `logEnd`, and the checks made before that commit still hold.
+/// Any other write in between (another process, the writer thread, a rebuild, an upcast)
+/// moves the ID on, and the log's end is read from the log again.
+private struct LastCommit: Sendable {
+  let transaction: UInt64
+  let logEnd: (commit: UInt64, sequence: UInt64)
 }
 
 /// The stores open in this process, by resolved path.

@@ -44,7 +44,7 @@ public final class Transaction: GraphReading {
     self.metadata = metadata
   }
 
-  private func checkOpen() throws {
+  func checkOpen() throws {
     if !isOpen { throw StoreError.transactionEnded }
   }
 

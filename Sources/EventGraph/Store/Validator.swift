@@ -5,26 +5,14 @@ struct Validator<G: ValidatedGraph> {
   let graph: G
 
   func validate(_ objects: [ObjectID]) throws {
-    // Each entity's rules, by entity ID, computed once per call, not per object: the
-    // attributes that must have a value and the relationships whose count is constrained.
-    var rules: [(attributes: [Attribute], relationships: [Relationship])?] = Array(
-      repeating: nil, count: model.entities.count)
     for id in objects {
-      guard let s = try graph.object(id) else { continue }  // deleted
-      let i = Int(s.entity.rawValue)
-      guard i < rules.count else { continue }
-      if rules[i] == nil, let e = model.entity(s.entity) {
-        rules[i] = (
-          e.attributes.filter { !$0.isOptional },
-          e.relationships.filter { !$0.isOptional || $0.minCount != nil || $0.maxCount != nil }
-        )
-      }
-      guard let (attributes, relationships) = rules[i] else { continue }
-      for a in attributes where s[a.id] == nil {
+      guard let s = try graph.validatedObject(id) else { continue }  // deleted
+      guard let e = model.entity(s.entity) else { continue }
+      for a in e.requiredAttributes where try !s.hasValue(a.id) {
         throw StoreError.validation(
           object: graph.display(id), property: a.name, message: "required attribute has no value")
       }
-      for r in relationships {
+      for r in e.constrainedRelationships {
         let count = try graph.relatedCount(id, r.id)
         if !r.isOptional && count == 0 {
           throw StoreError.validation(
@@ -43,9 +31,24 @@ struct Validator<G: ValidatedGraph> {
   }
 }
 
-/// A graph the validator reads: one that may count a relationship's targets without
-/// building the list.
+/// What the validator reads of an object: its entity, and which attributes have a value.
+protocol ValidatedObject {
+  var entity: EntityID { get }
+  func hasValue(_ attribute: PropertyID) throws -> Bool
+}
+
+extension ObjectState: ValidatedObject {
+  func hasValue(_ attribute: PropertyID) -> Bool { self[attribute] != nil }
+}
+
+extension ProjectedObject: ValidatedObject {}
+
+/// A graph the validator reads: one that may give an object without decoding its values,
+/// and count a relationship's targets without building the list.
 protocol ValidatedGraph: GraphReading {
+  associatedtype Object: ValidatedObject = ObjectState
+  /// The live object, as far as the validator reads it; `nil` when it was deleted.
+  func validatedObject(_ id: ObjectID) throws -> Object?
   /// The number of targets of a relationship.
   func relatedCount(_ id: ObjectID, _ relationship: PropertyID) throws -> Int
 }
@@ -56,4 +59,15 @@ extension ValidatedGraph {
   }
 }
 
-extension Transaction: ValidatedGraph {}
+extension ValidatedGraph where Object == ObjectState {
+  func validatedObject(_ id: ObjectID) throws -> ObjectState? { try object(id) }
+}
+
+extension Transaction: ValidatedGraph {
+  /// The object's record: a commit that set one value of an object decodes none to check
+  /// that its required attributes have one.
+  func validatedObject(_ id: ObjectID) throws -> ProjectedObject? {
+    try checkOpen()
+    return try projector.record(id)
+  }
+}
