@@ -61,6 +61,13 @@ public final class Transaction: GraphReading {
     return try projector.state(id)
   }
 
+  /// The entity of an object alive now (in this transaction), `nil` when it does not
+  /// exist: a check that decodes none of its values, as ``object(_:)`` does.
+  package func liveEntityID(of id: ObjectID) throws -> EntityID? {
+    try checkOpen()
+    return try projector.liveEntity(id)
+  }
+
   public func entityID(of id: ObjectID) throws -> EntityID? {
     try checkOpen()
     return try projector.reader.entity(of: id)

@@ -178,7 +178,7 @@ public final class MigrationManager {
 
   /// Makes a destination relationship hold exactly `targets` (in order when ordered).
   public func setRelationship(_ object: ObjectID, _ relationship: String, to targets: [ObjectID]) throws {
-    guard let e = try context.destination.object(object).flatMap({ destinationModel.entity($0.entity) }),
+    guard let e = try context.destination.liveEntityID(of: object).flatMap({ destinationModel.entity($0) }),
       let r = e.relationship(named: relationship)
     else {
       throw MigrationError("no destination relationship '\(relationship)' on \(context.destination.display(object))")

@@ -167,7 +167,8 @@ extension Upcaster {
       let inputs = stage.inputs[m.index]
       for s in affected where changes.mayChangeRelationships(m, inputs, of: s) {
         guard let state = try graph.state(s), mapping.applies(m, to: state.entity) else { continue }
-        for (_, d) in try associations.destinations(mapping: m.index, source: s) where try tx.object(d) != nil {
+        for (_, d) in try associations.destinations(mapping: m.index, source: s)
+        where try tx.liveEntityID(of: d) != nil {
           manager.relationshipSource = (d, s)
           defer { manager.relationshipSource = nil }
           try step("createRelationships", m, s) {
@@ -225,7 +226,7 @@ extension Upcaster {
   /// or given to this same destination object, deleted since.
   private static func identityIsFree(_ id: ObjectID, for entity: Entity, in tx: Transaction) throws -> Bool {
     guard let known = try tx.entityID(of: id) else { return true }
-    return try known == entity.id && tx.object(id) == nil
+    return try known == entity.id && tx.liveEntityID(of: id) == nil
   }
 
   /// Writes the difference between what a source made before and what it makes now.
@@ -249,7 +250,7 @@ extension Upcaster {
     let made = existing.count <= 8 ? nil : Dictionary(existing, uniquingKeysWith: { a, _ in a })
     for draft in drafts {
       let before = made.map { $0[draft.key] } ?? existing.first { $0.0 == draft.key }?.1
-      if let d = before, try tx.object(d) != nil {
+      if let d = before, try tx.liveEntityID(of: d) != nil {
         for (a, v) in draft.values { try tx.set(d, attribute: a, v) }
         continue
       }
