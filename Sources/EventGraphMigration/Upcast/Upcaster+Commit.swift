@@ -42,6 +42,7 @@ extension Upcaster {
       for (i, stage) in stages.enumerated() {
         let projector =
           i == 0 ? sourceProjector : Projector(txn: txn.handle, dbs: stage.source, model: stage.mapping.sourceModel)
+        associations[i].forgetRemembered()
         let (written, output) = try migrate(
           c, events: input, stage: stage, sourceProjector: projector, applySource: i == 0,
           associations: associations[i], handle: txn.handle, nextID: &nextID)
