@@ -44,7 +44,7 @@ extension EventStore {
   ///   - models: the versions to go through, in order; the last is the destination.
   ///   - mappings: the written mappings, placed by their `source` version; a step with none
   ///     is inferred.
-  ///   - batchEvents: source events per LMDB transaction (and checkpoint); 50,000 by default.
+  ///   - batchEvents: source events per LMDB transaction (and checkpoint); 10,000 by default.
   ///   - discardingNewerCommits: upcast again even though the destination version has
   ///     commits of its own (written after an earlier upcast, then rolled back): they are
   ///     lost. Without it such an upcast is refused.

