@@ -37,8 +37,8 @@ final class SourceGraph: QueryObjectSource {
 /// One lives for a batch of source commits (one LMDB transaction) and remembers the
 /// destinations it has read or written for the current source commit: a commit's stages
 /// read a source's destinations several times (to reconcile, to link, as another mapping's
-/// targets). Remembering them for the whole batch saved no more and held some 11 MiB more
-/// at the benchmark's batch size.
+/// targets). Remembering them for the whole batch took 3% more instructions off but held
+/// 11 MiB more at the benchmark's size (with batches of 50,000 events).
 final class Associations {
   let txn: WriteHandle
   /// mapping u16 · source u64 · key bytes → destination u64.
