@@ -5,7 +5,11 @@ import LMDB
 package enum Replay {
   /// Events per LMDB write transaction during a replay: LMDB can dirty about 2^17 pages
   /// in one transaction before it spills, so long logs are replayed in batches.
-  static let batchEvents = 250_000
+  ///
+  /// A batch holds the objects it changed until it writes them, once each: 50,000 events
+  /// replayed a million as fast as 250,000 did (2.2–2.6 million events/s against 1.6–2.4
+  /// side by side) with 19 MiB of anonymous memory instead of 76.
+  static let batchEvents = 50_000
 
   /// Applies one logged commit to a projection (everything but the log entry itself), each
   /// event as it is decoded.
