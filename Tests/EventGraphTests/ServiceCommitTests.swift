@@ -402,4 +402,30 @@ struct ServiceCommitTests {
     #expect(Set(names).count == 32 * 8)
     #expect(try store.verify().isOK)
   }
+
+  @Test("concurrent commits share write transactions: 32 tasks' commits land in far fewer batches, each once")
+  func concurrentCommitsShareBatches() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let (tasks, rounds) = (32, 10)
+    let before = store.service.batchesCommitted
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for t in 0..<tasks {
+        group.addTask {
+          for r in 0..<rounds {
+            try await store.commit { tx in try tx.insert("Item", ["name": .string("t\(t)-r\(r)")]) }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let batches = store.service.batchesCommitted - before
+    // Group commit: callers committing at once share a batch (one transaction, one fsync);
+    // a writer that ran each commit alone would need one batch per commit.
+    #expect(batches * 2 <= tasks * rounds, "\(tasks * rounds) commits took \(batches) batches")
+    let names = try ServiceFixtures.itemNames(store)
+    #expect(names.count == tasks * rounds)
+    #expect(Set(names).count == tasks * rounds)
+    #expect(try store.verify().isOK)
+  }
 }
