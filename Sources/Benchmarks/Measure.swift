@@ -39,10 +39,14 @@ func processorSeconds() -> (user: Double, kernel: Double) {
   )
 }
 
-/// The CPU time used between `start` (an earlier ``processorSeconds()``) and now.
-func processorSeconds(since start: (user: Double, kernel: Double)) -> (user: Double, kernel: Double) {
-  let now = processorSeconds()
-  return (now.user - start.user, now.kernel - start.kernel)
+/// Runs `body`, adding the CPU time it used to `total`.
+func addingProcessorTime<R>(to total: inout (user: Double, kernel: Double), _ body: () throws -> R) rethrows -> R {
+  let start = processorSeconds()
+  defer {
+    let end = processorSeconds()
+    total = (total.user + end.user - start.user, total.kernel + end.kernel - start.kernel)
+  }
+  return try body()
 }
 
 // MARK: - Memory

@@ -77,21 +77,19 @@ enum StoreBenchmark {
       for side in (0..<3).map({ ($0 + round) % 3 }) {
         switch side {
         case 0:
-          let cpu = processorSeconds()
-          rawDurable += try Baselines.lmdbDurableCommits(in: lmdbDir, commits: perRound)
-          let used = processorSeconds(since: cpu)
-          rawCPU = (rawCPU.user + used.user, rawCPU.kernel + used.kernel)
+          rawDurable += try addingProcessorTime(to: &rawCPU) {
+            try Baselines.lmdbDurableCommits(in: lmdbDir, commits: perRound)
+          }
         case 1: sqliteDurable += try Baselines.sqliteDurableCommits(in: sqliteDir, commits: perRound)
         default:
-          let cpu = processorSeconds()
-          durable += try measure(operations: perRound) {
-            for _ in 0..<perRound {
-              committed += 1
-              try store.write { tx in try tx.set(target, "a1", .string("\(committed)" + value)) }
+          durable += try addingProcessorTime(to: &storeCPU) {
+            try measure(operations: perRound) {
+              for _ in 0..<perRound {
+                committed += 1
+                try store.write { tx in try tx.set(target, "a1", .string("\(committed)" + value)) }
+              }
             }
           }
-          let used = processorSeconds(since: cpu)
-          storeCPU = (storeCPU.user + used.user, storeCPU.kernel + used.kernel)
         }
       }
     }
