@@ -20,8 +20,10 @@ package final class Projector {
   /// ``writeObjects()``): runs of events on one object (an insert and its sets) change it in
   /// place, with no hashing per event.
   private var hot: ProjectedObject?
-  /// Objects whose history gets this commit.
-  private(set) var touched: Set<ObjectID> = []
+  /// Objects whose history gets this commit, in the order they were touched, an object
+  /// again only when another came between (``sortedTouched()`` sorts and dedupes them):
+  /// appending costs less than hashing into a set, event after event.
+  private var touched: [ObjectID] = []
   /// The buffer object records are encoded into, one after another.
   private var record = BinaryWriter(capacity: 1024)
   /// The highest identity given before this projector's first insert (read then).
@@ -99,7 +101,7 @@ package final class Projector {
       throw StoreError.noSuchObject(reader.display(o))
     }
     hot = loaded
-    touched.insert(o)
+    touch(o)
     return loaded
   }
 
@@ -157,7 +159,7 @@ package final class Projector {
       }
       park()
       hot = ProjectedObject(ObjectState(id: o, entity: entityID, propertyCount: e.properties.count))
-      touched.insert(o)
+      touch(o)
 
     case .set(let o, let attribute, let value):
       let h = try makeHot(o)
@@ -196,8 +198,8 @@ package final class Projector {
       } else {
         try txn.put(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o), value: [UInt8]())
       }
-      touched.insert(o)
-      touched.insert(t)
+      touch(o)
+      touch(t)
 
     case .unlink(let o, let relID, let t):
       let s = try requireRecord(o)
@@ -209,8 +211,8 @@ package final class Projector {
       } else {
         try txn.delete(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o))
       }
-      touched.insert(o)
-      touched.insert(t)
+      touch(o)
+      touch(t)
 
     case .delete(let o):
       let s = try requireRecord(o)
@@ -229,7 +231,7 @@ package final class Projector {
       }
       if hot?.id == o { hot = nil }
       cache[o] = Cached(record: nil, isChanged: false)
-      touched.insert(o)
+      touch(o)
     }
   }
 
@@ -284,6 +286,22 @@ package final class Projector {
     try txn.delete(dbs.links, key: StoreKey.link(o, rel, position: targets.count - 1))
   }
 
+  private func touch(_ o: ObjectID) {
+    if touched.last != o { touched.append(o) }
+  }
+
+  /// The objects touched since history was last recorded, in identity order, each once.
+  package func sortedTouched() -> [ObjectID] {
+    touched.sort()
+    var kept = 0
+    for i in touched.indices where kept == 0 || touched[kept - 1] != touched[i] {
+      touched[kept] = touched[i]
+      kept += 1
+    }
+    touched.removeLast(touched.count - kept)
+    return touched
+  }
+
   /// Whether `o` was inserted by this projector (see `lastIdentityBefore`).
   private func isNew(_ o: ObjectID) -> Bool {
     guard let last = lastIdentityBefore else { return false }
@@ -308,7 +326,7 @@ package final class Projector {
   package func recordHistory(commitSequence: UInt64) throws {
     park()  // the next commit that changes the hot object must mark it touched again
     // In key order, so that the entries of new objects are appends.
-    for o in touched.sorted() {
+    for o in sortedTouched() {
       let key = StoreKey.history(o, commitSequence)
       if isNew(o) {
         try txn.appendOrPut(dbs.history, key: key, value: [UInt8]())

@@ -215,7 +215,7 @@ public final class Transaction: GraphReading {
     let s = try requireObject(id)
     let r = try model.relationship(relationship, of: s.entity)
     let t = try requireObject(target)
-    try checkDestination(t, of: id, r)
+    try checkDestination(t.id, t.entity, of: id, r)
     let current = try related(id, r.id)
     if let position, !r.isOrdered {
       throw StoreError.invalidPosition(
@@ -231,26 +231,26 @@ public final class Transaction: GraphReading {
     if let position { try checkPosition(position, count: current.count, id, r) }
     // A to-one on this side is replaced.
     if !r.isToMany, let old = current.first { try emit(.unlink(id, relationship: r.id, target: old)) }
-    try releaseFromPreviousOwner(t, r)
+    try releaseFromPreviousOwner(t.id, t.entity, r)
     try emit(.link(id, relationship: r.id, target: target, position: position))
   }
 
   /// Refuses a target whose entity the relationship does not lead to.
-  private func checkDestination(_ t: ObjectState, of id: ObjectID, _ r: Relationship) throws {
-    guard model.isKind(t.entity, of: r.destination) else {
+  private func checkDestination(_ t: ObjectID, _ entity: EntityID, of id: ObjectID, _ r: Relationship) throws {
+    guard model.isKind(entity, of: r.destination) else {
       throw StoreError.wrongDestination(
-        object: display(id), relationship: r.name, target: display(t.id),
+        object: display(id), relationship: r.name, target: display(t),
         expected: model.entity(r.destination)?.name ?? "?")
     }
   }
 
   /// A to-one on the other side moves the target away from its previous owner (an
   /// explicit unlink), before it is linked to its new one.
-  private func releaseFromPreviousOwner(_ t: ObjectState, _ r: Relationship) throws {
-    if let inv = r.inverse, case .relationship(let back)? = model.entity(t.entity)?.property(inv)?.kind,
-      !back.isToMany, let previous = try related(t.id, inv).first
+  private func releaseFromPreviousOwner(_ t: ObjectID, _ entity: EntityID, _ r: Relationship) throws {
+    if let inv = r.inverse, case .relationship(let back)? = model.entity(entity)?.property(inv)?.kind,
+      !back.isToMany, let previous = try related(t, inv).first
     {
-      try emit(.unlink(t.id, relationship: inv, target: previous))
+      try emit(.unlink(t, relationship: inv, target: previous))
     }
   }
 
@@ -296,9 +296,10 @@ public final class Transaction: GraphReading {
   /// one read of the current targets).
   package func setRelationship(_ id: ObjectID, _ r: Relationship, to targets: [ObjectID]) throws {
     try checkOpen()
-    let s = try requireObject(id)
-    guard case .relationship(let own)? = model.entity(s.entity)?.property(r.id)?.kind, own == r else {
-      throw StoreError.unknownProperty(entity: model.entity(s.entity)?.name ?? "?", property: r.name)
+    // Entities only: neither object's values are decoded on this path.
+    let entity = try liveEntity(id)
+    guard case .relationship(let own)? = model.entity(entity)?.property(r.id)?.kind, own == r else {
+      throw StoreError.unknownProperty(entity: model.entity(entity)?.name ?? "?", property: r.name)
     }
     let current = try related(id, r.id)
     if current == targets { return }
@@ -307,13 +308,17 @@ public final class Transaction: GraphReading {
       return r.isToMany
         ? try setRelationship(id, r.name, to: targets) : try setRelationship(id, r.name, to: targets.first)
     }
-    let wanted = Set(targets)
-    let have = Set(current)
-    for old in current where !wanted.contains(old) { try emit(.unlink(id, relationship: r.id, target: old)) }
-    for t in targets where !have.contains(t) {
-      let target = try requireObject(t)
-      try checkDestination(target, of: id, r)
-      try releaseFromPreviousOwner(target, r)
+    // Usually a few objects on each side: scans cost less than hashing them into sets.
+    let few = targets.count <= 8 && current.count <= 8
+    let wanted = few ? nil : Set(targets)
+    let have = few ? nil : Set(current)
+    for old in current where !(wanted?.contains(old) ?? targets.contains(old)) {
+      try emit(.unlink(id, relationship: r.id, target: old))
+    }
+    for t in targets where !(have?.contains(t) ?? current.contains(t)) {
+      let targetEntity = try liveEntity(t)
+      try checkDestination(t, targetEntity, of: id, r)
+      try releaseFromPreviousOwner(t, targetEntity, r)
       try emit(.link(id, relationship: r.id, target: t, position: nil))
     }
   }
@@ -363,7 +368,7 @@ public final class Transaction: GraphReading {
   /// at it, then the delete.
   package func deleteIgnoringRules(_ id: ObjectID) throws {
     try checkOpen()
-    guard try object(id) != nil else { return }
+    guard try projector.liveEntity(id) != nil else { return }
     // Links are listed in key order: the object's relationships by identifier (each in its
     // own order), then the links without an inverse that point at it (flagged 0x8000).
     for (rel, t) in try projector.reader.allLinks(id) {
@@ -382,7 +387,7 @@ public final class Transaction: GraphReading {
   package func finish() throws -> CommitInfo? {
     try checkOpen()
     guard !events.isEmpty else { return nil }
-    try Validator(model: model, graph: self).validate(projector.touched.sorted())
+    try Validator(model: model, graph: self).validate(projector.sortedTouched())
     guard writesLog else {
       projector.forgetTouched()
       try projector.writeObjects()

@@ -32,7 +32,12 @@ final class SourceGraph: QueryObjectSource {
 }
 
 /// Association of (mapping, source object, key) with the destination object it made,
-/// stored in LMDB both ways, so memory stays bounded however long the log.
+/// stored in LMDB, so memory stays bounded however long the log.
+///
+/// The way back (destination → source) is kept only when a step has Swift policies: only
+/// their calls (``MigrationManager/sourceInstances(mapping:destination:)``, the default
+/// relationships of another destination) read it, and without them it was a fifth of the
+/// upcast's LMDB writes for nothing.
 ///
 /// One lives for a batch of source commits (one LMDB transaction) and remembers the
 /// destinations it has read or written for the current source commit: a commit's stages
@@ -45,14 +50,17 @@ final class Associations {
   let forward: Database
   /// destination u64 → mapping u16 · source u64 · key bytes.
   let reverse: Database
+  /// Whether `reverse` is kept (see above).
+  let keepsReverse: Bool
   /// The destinations of the (mapping, source) pairs read or written for the current source
   /// commit, in key order: what LMDB holds for them.
   private var known: [MappingSource: [(String, ObjectID)]] = [:]
 
-  init(txn: WriteHandle, forward: Database, reverse: Database) {
+  init(txn: WriteHandle, forward: Database, reverse: Database, keepsReverse: Bool) {
     self.txn = txn
     self.forward = forward
     self.reverse = reverse
+    self.keepsReverse = keepsReverse
   }
 
   static func prefix(_ mapping: Int, _ source: ObjectID) -> [UInt8] {
@@ -91,6 +99,9 @@ final class Associations {
 
   /// The (mapping, source) a destination object was made from.
   func source(of destination: ObjectID) throws -> (mapping: Int, source: ObjectID)? {
+    guard keepsReverse else {
+      throw MigrationError("the way back from destination to source is kept only for steps with Swift policies")
+    }
     guard let v = try txn.get(reverse, key: BigEndianKey(destination.rawValue)), v.count >= 10 else { return nil }
     let mapping = Int(v[0]) << 8 | Int(v[1])
     var s: UInt64 = 0
@@ -101,7 +112,7 @@ final class Associations {
   func add(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
     let k = Self.key(mapping, source, key)
     try txn.put(forward, key: k, value: BigEndianKey(destination.rawValue))
-    try txn.put(reverse, key: BigEndianKey(destination.rawValue), value: k)
+    if keepsReverse { try txn.put(reverse, key: BigEndianKey(destination.rawValue), value: k) }
     let pair = MappingSource(mapping: mapping, source: source)
     guard var d = known[pair] else { return }
     // LMDB's order: the keys' bytes (a String's `<` compares otherwise beyond ASCII).
@@ -113,7 +124,7 @@ final class Associations {
 
   func remove(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
     try txn.delete(forward, key: Self.key(mapping, source, key))
-    try txn.delete(reverse, key: BigEndianKey(destination.rawValue))
+    if keepsReverse { try txn.delete(reverse, key: BigEndianKey(destination.rawValue)) }
     known[MappingSource(mapping: mapping, source: source)]?.removeAll { $0.0 == key }
   }
 }

@@ -36,7 +36,11 @@ extension Upcaster {
       events += c.events.count
       return true
     }
-    let associations = stages.map { Associations(txn: txn.handle, forward: $0.forward, reverse: $0.reverse) }
+    let associations = stages.map {
+      Associations(
+        txn: txn.handle, forward: $0.forward, reverse: $0.reverse,
+        keepsReverse: $0.mapping.mappings.contains { $0.policy != nil })
+    }
     for c in commits {
       var input = c.events
       for (i, stage) in stages.enumerated() {
