@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EventGraphMigration
@@ -9,7 +10,7 @@ import Testing
 /// there, as a whole-store migration computes it.
 @Suite("Upcasting commutes with the mapping")
 struct CommutationTests {
-  @Test("the seed's phone split, on random address-book histories", arguments: [1, 2, 3, 0xC0FFEE] as [UInt64])
+  @Test("the seed's phone split, on random address-book histories", arguments: stressSeeds([1, 2, 3, 0xC0FFEE]))
   func seedSplit(seed: UInt64) throws {
     try checkCommutation(
       v1: try Examples.v1(), v2: try Examples.v2(), mapping: try Examples.mapping(),
@@ -19,7 +20,7 @@ struct CommutationTests {
     }
   }
 
-  @Test("the seed's phone split done by a Swift policy", arguments: [7, 8] as [UInt64])
+  @Test("the seed's phone split done by a Swift policy", arguments: stressSeeds([7, 8]))
   func seedSplitByPolicy(seed: UInt64) throws {
     var registry = PolicyRegistry()
     registry.register(AddressBookToPhoneBook(), as: "AddressBookToPhoneBook")
@@ -31,7 +32,7 @@ struct CommutationTests {
     }
   }
 
-  @Test("a renamed entity and attribute, a widened int16 and an upper-cased code", arguments: [11, 12, 13] as [UInt64])
+  @Test("a renamed entity and attribute, a widened int16 and an upper-cased code", arguments: stressSeeds([11, 12, 13]))
   func renameAndTypeChange(seed: UInt64) throws {
     try checkCommutation(
       v1: try model(Histories.shopV1), v2: try model(Histories.shopV2), mapping: try mapping(Histories.shopMapping),
@@ -41,7 +42,7 @@ struct CommutationTests {
     }
   }
 
-  @Test("two relationships through an entity that goes, merged into one", arguments: [21, 22, 23, 24] as [UInt64])
+  @Test("two relationships through an entity that goes, merged into one", arguments: stressSeeds([21, 22, 23, 24]))
   func mergeIntoOneRelationship(seed: UInt64) throws {
     try checkCommutation(
       v1: try model(Histories.staffV1), v2: try model(Histories.staffV2), mapping: try mapping(Histories.staffMapping),
@@ -69,7 +70,7 @@ struct CommutationTests {
   }
 
   @Test(
-    "a relationship through a mapping whose filter looks further away", arguments: [71, 72, 73, 74] as [UInt64])
+    "a relationship through a mapping whose filter looks further away", arguments: stressSeeds([71, 72, 73, 74]))
   func relationshipToFilteredMapping(seed: UInt64) throws {
     // A person's employer exists in v2 only while some employment of that company is a
     // lead's: a role change of one employee makes (or removes) the company for all the
@@ -90,7 +91,7 @@ struct CommutationTests {
 
   @Test(
     "the deep-copy seed's company model, inferred: ordered employees, many-to-many, deny",
-    arguments: [51, 52, 53] as [UInt64])
+    arguments: stressSeeds([51, 52, 53]))
   func companyInferred(seed: UInt64) throws {
     try checkCommutation(
       v1: try Histories.companyV1(), v2: try Histories.companyV2(), mapping: nil,
@@ -102,7 +103,7 @@ struct CommutationTests {
 
   @Test(
     "a chain v1 → v2 → v3 in one pass: the seed split, then new attributes from expressions",
-    arguments: [81, 82] as [UInt64])
+    arguments: stressSeeds([81, 82]))
   func chain(seed: UInt64) throws {
     try checkCommutation(
       v1: try Examples.v1(), through: [try Examples.v2(), try ChainTests.v3()],

@@ -173,7 +173,7 @@ struct InferredMigrationTests {
       try EventStore(path: path).read { s in try s.value(try #require(ids["kokoro"]), "legacyCode") } == .string("K-1"))
   }
 
-  @Test("an inferred migration commutes with the mapping on random histories", arguments: [41, 42] as [UInt64])
+  @Test("an inferred migration commutes with the mapping on random histories", arguments: stressSeeds([41, 42]))
   func inferredCommutes(seed: UInt64) throws {
     try checkCommutation(
       v1: try model(Self.libraryV1), v2: try model(Self.libraryV2), mapping: nil,

@@ -47,7 +47,7 @@ struct ResumeTests {
     return ("\(dir)/a", "\(dir)/b")
   }
 
-  @Test("an upcast stopped after k batches, run again, ends byte-identical", arguments: cases, [1, 2, 3] as [UInt64])
+  @Test("an upcast stopped after k batches, run again, ends byte-identical", arguments: cases, stressSeeds([1, 2, 3]))
   func killAndResume(_ c: Case, seed: UInt64) throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
@@ -85,7 +85,7 @@ struct ResumeTests {
     #expect(try withoutStoreID(dumpEverything(at: a)) == withoutStoreID(dumpEverything(at: b)))
   }
 
-  @Test("a chain v1 → v2 → v3 stopped after k batches, run again, ends byte-identical", arguments: [4, 5] as [UInt64])
+  @Test("a chain v1 → v2 → v3 stopped after k batches, run again, ends byte-identical", arguments: stressSeeds([4, 5]))
   func chainKillAndResume(seed: UInt64) throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }

@@ -9,7 +9,7 @@ import Testing
 /// with the public API only.
 @Suite("Clone and snapshot on random graphs")
 struct ClonePropertyTests {
-  @Test("the clone is isomorphic to the subgraph reachable under the policy", arguments: 0..<40)
+  @Test("the clone is isomorphic to the subgraph reachable under the policy", arguments: stressCases(40))
   func cloneIsImage(seed: UInt64) throws {
     var rng = SeededGenerator(seed: 1000 + seed)
     let model = try RandomGraph.model(&rng)
@@ -96,7 +96,7 @@ struct ClonePropertyTests {
     #expect(try store.verify().isOK)
   }
 
-  @Test("reading the past through per-object history equals object(_:asOf:)", arguments: 0..<10)
+  @Test("reading the past through per-object history equals object(_:asOf:)", arguments: stressCases(10))
   func pastReader(seed: UInt64) throws {
     var rng = SeededGenerator(seed: 2000 + seed)
     let model = try RandomGraph.model(&rng)
@@ -117,7 +117,7 @@ struct ClonePropertyTests {
     }
   }
 
-  @Test("a snapshot with history time-travels like the original, on random graphs", arguments: 0..<25)
+  @Test("a snapshot with history time-travels like the original, on random graphs", arguments: stressCases(25))
   func snapshotHistory(seed: UInt64) throws {
     var rng = SeededGenerator(seed: 3000 + seed)
     let model = try RandomGraph.model(&rng)
@@ -146,7 +146,7 @@ struct ClonePropertyTests {
     }
   }
 
-  @Test("a subgraph snapshot is the restriction of the state to the subgraph", arguments: 0..<15)
+  @Test("a subgraph snapshot is the restriction of the state to the subgraph", arguments: stressCases(15))
   func snapshotState(seed: UInt64) throws {
     var rng = SeededGenerator(seed: 4000 + seed)
     let model = try RandomGraph.model(&rng)

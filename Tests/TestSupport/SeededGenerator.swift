@@ -33,3 +33,17 @@ public let stressFactor: Int = {
   guard let text = getenv("EVENTGRAPH_STRESS"), let n = Int(String(cString: text)), n > 1 else { return 1 }
   return min(n, 1000)
 }()
+
+/// The seeds of a randomized test: `base` normally; under `Tools/stress` as many more again
+/// for each step of the stress factor, each new seed derived from one of `base`.
+public func stressSeeds(_ base: [UInt64]) -> [UInt64] {
+  guard stressFactor > 1 else { return base }
+  let more = (1..<stressFactor).flatMap { round in
+    base.map { $0 &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(round) }
+  }
+  return base + more
+}
+
+/// The cases of a randomized test numbered by case: `0..<count` normally, `stressFactor`
+/// times as many under `Tools/stress`.
+public func stressCases(_ count: UInt64) -> Range<UInt64> { 0..<(count * UInt64(stressFactor)) }
