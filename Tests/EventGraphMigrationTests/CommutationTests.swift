@@ -32,7 +32,8 @@ struct CommutationTests {
     }
   }
 
-  @Test("a renamed entity and attribute, a widened int16 and an upper-cased code", arguments: stressSeeds([11, 12, 13]))
+  @Test(
+    "a renamed entity and attribute, a widened int16 and an upper-cased code", arguments: stressSeeds([11, 12, 13]))
   func renameAndTypeChange(seed: UInt64) throws {
     try checkCommutation(
       v1: try model(Histories.shopV1), v2: try model(Histories.shopV2), mapping: try mapping(Histories.shopMapping),
