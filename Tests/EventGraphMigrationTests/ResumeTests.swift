@@ -70,7 +70,8 @@ struct ResumeTests {
       if stops > 0 { #expect(report.resumed, "run \(stops + 1) did not resume") }
       stops += 1
     }
-    #expect(reports.count == 4)
+    // Up to three stops: a short history may end before the later ones.
+    #expect(reports.count >= 2, "the upcast ended before its first stop: nothing was resumed")
     #expect(reports.dropLast().allSatisfy { !$0.switched } && reports.last?.switched == true)
     let commits = try EventStore(path: b).read { try $0.commits().count }
     #expect(reports.map(\.commitsRead).reduce(0, +) == commits)
@@ -96,14 +97,17 @@ struct ResumeTests {
       try CompiledMapping(try ChainTests.mapping23(), from: try Examples.v2(), to: try ChainTests.v3()),
     ]
     var g = SeededGenerator(seed: seed)
-    for _ in 0..<3 {
+    // Up to three stops: a short history may end before the later ones.
+    var switched = false
+    for stop in 0..<3 where !switched {
       let store = try EventStore(path: a)
       let upcaster = try Upcaster(store: store, chain: chain)
       upcaster.batchEvents = g.int(1...12)
       upcaster.stopAfterBatches = g.int(1...5)
-      #expect(try !upcaster.run().switched)
+      switched = try upcaster.run().switched
+      if stop == 0 { #expect(!switched, "the upcast ended before its first stop: nothing was resumed") }
     }
-    do {
+    if !switched {
       let upcaster = try Upcaster(store: try EventStore(path: a), chain: chain)
       upcaster.batchEvents = 7
       #expect(try upcaster.run().switched)

@@ -113,19 +113,20 @@ final class Associations {
     let k = Self.key(mapping, source, key)
     try txn.put(forward, key: k, value: BigEndianKey(destination.rawValue))
     if keepsReverse { try txn.put(reverse, key: BigEndianKey(destination.rawValue), value: k) }
-    let pair = MappingSource(mapping: mapping, source: source)
-    guard var d = known[pair] else { return }
+    // Changed in place: a copy taken out of the dictionary would be copied again to change.
+    guard let i = known.index(forKey: MappingSource(mapping: mapping, source: source)) else { return }
+    known.values[i].removeAll { $0.0 == key }
     // LMDB's order: the keys' bytes (a String's `<` compares otherwise beyond ASCII).
-    d.removeAll { $0.0 == key }
-    let at = d.firstIndex { key.utf8.lexicographicallyPrecedes($0.0.utf8) } ?? d.endIndex
-    d.insert((key, destination), at: at)
-    known[pair] = d
+    let at = known.values[i].firstIndex { key.utf8.lexicographicallyPrecedes($0.0.utf8) } ?? known.values[i].endIndex
+    known.values[i].insert((key, destination), at: at)
   }
 
   func remove(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
     try txn.delete(forward, key: Self.key(mapping, source, key))
     if keepsReverse { try txn.delete(reverse, key: BigEndianKey(destination.rawValue)) }
-    known[MappingSource(mapping: mapping, source: source)]?.removeAll { $0.0 == key }
+    if let i = known.index(forKey: MappingSource(mapping: mapping, source: source)) {
+      known.values[i].removeAll { $0.0 == key }
+    }
   }
 }
 
