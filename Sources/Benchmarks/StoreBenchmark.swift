@@ -73,16 +73,19 @@ enum StoreBenchmark {
     var durable = Measurement(operations: 0, seconds: 0)
     var committed = 0
     var (rawCPU, storeCPU) = ((user: 0.0, kernel: 0.0), (user: 0.0, kernel: 0.0))
+    // Each round's own ratio too: neighbours in time share the machine's mood.
+    var roundRatios: [Double] = []
     for round in 0..<rounds {
+      var (rawRound, storeRound) = (Measurement(operations: 0, seconds: 0), Measurement(operations: 0, seconds: 0))
       for side in (0..<3).map({ ($0 + round) % 3 }) {
         switch side {
         case 0:
-          rawDurable += try addingProcessorTime(to: &rawCPU) {
+          rawRound = try addingProcessorTime(to: &rawCPU) {
             try Baselines.lmdbDurableCommits(in: lmdbDir, commits: perRound)
           }
         case 1: sqliteDurable += try Baselines.sqliteDurableCommits(in: sqliteDir, commits: perRound)
         default:
-          durable += try addingProcessorTime(to: &storeCPU) {
+          storeRound = try addingProcessorTime(to: &storeCPU) {
             try measure(operations: perRound) {
               for _ in 0..<perRound {
                 committed += 1
@@ -92,12 +95,21 @@ enum StoreBenchmark {
           }
         }
       }
+      rawDurable += rawRound
+      durable += storeRound
+      roundRatios.append(storeRound.rate / rawRound.rate)
     }
+    roundRatios.sort()
     table.add(
       "durable single-event commits", durable, unit: "commits/s", baseline: rawDurable, baselineName: "raw LMDB commits"
     )
     table.add(
       "durable commits vs SQLite", durable, unit: "commits/s", baseline: sqliteDurable, baselineName: "SQLite commits")
+    let n = roundRatios.count
+    let median = n % 2 == 1 ? roundRatios[n / 2] : (roundRatios[n / 2 - 1] + roundRatios[n / 2]) / 2
+    table.add("durable commits vs raw LMDB, median of \(n) rounds' ratios", value: median, unit: "x")
+    table.add("durable commits vs raw LMDB, lowest round's ratio", value: roundRatios[0], unit: "x")
+    table.add("durable commits vs raw LMDB, highest round's ratio", value: roundRatios[n - 1], unit: "x")
     // Where a durable commit's time goes besides waiting for the disk: this process's CPU
     // per commit, in user space and in the kernel (writing the pages, fsync).
     let perStoreCommit = 1e6 / Double(durable.operations)
