@@ -10,15 +10,11 @@ extension ProjectedObject {
   static func decode(_ bytes: UnsafeRawBufferPointer, id: ObjectID, model: Model) throws(CorruptionError)
     -> ProjectedObject
   {
-    var r = BinaryReader(bytes)
-    do throws(CorruptionError) {
-      let entity = EntityID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
-      guard let e = model.entity(entity) else { throw r.failure("unknown entity \(entity.rawValue)") }
-      let n = try r.int()
+    try ObjectState.readRecord(bytes, id: id, model: model) { (r, entity, count) throws(CorruptionError) in
       let start = r.offset
       var inOrder = true
       var last = -1
-      for _ in 0..<n {
+      for _ in 0..<count {
         let p = try r.int(max: UInt64(UInt16.max))
         inOrder = inOrder && p > last && r.offset < bytes.count && bytes[r.offset] != ValueTag.none.rawValue
         last = p
@@ -30,11 +26,7 @@ extension ProjectedObject {
       // SAFETY: `start..<r.offset` lies inside `bytes`, which the reader walked; the entries
       // are copied out of the map before the transaction writes again.
       let entries = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<r.offset]))
-      return ProjectedObject(id: id, entity: entity, propertyCount: e.properties.count, stored: entries)
-    } catch {
-      var e = error
-      e.context = "object \(id.rawValue)"
-      throw e
+      return ProjectedObject(id: id, entity: entity.id, propertyCount: entity.properties.count, stored: entries)
     }
   }
 

@@ -68,17 +68,31 @@ extension ObjectState {
   static func decode(_ bytes: UnsafeRawBufferPointer, id: ObjectID, model: Model) throws(CorruptionError)
     -> ObjectState
   {
-    var r = BinaryReader(bytes)
-    do throws(CorruptionError) {
-      let entity = EntityID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
-      guard let e = model.entity(entity) else { throw r.failure("unknown entity \(entity.rawValue)") }
-      var state = ObjectState(id: id, entity: entity, propertyCount: e.properties.count)
-      let n = try r.int()
-      for _ in 0..<n {
+    try readRecord(bytes, id: id, model: model) { (r, entity, count) throws(CorruptionError) in
+      var state = ObjectState(id: id, entity: entity.id, propertyCount: entity.properties.count)
+      for _ in 0..<count {
         let p = try r.int(max: UInt64(UInt16.max))
         state.set(PropertyID(rawValue: UInt16(p)), try r.value())
       }
       return state
+    }
+  }
+
+  /// Reads the head of an `objects` record — its entity, which `model` must know, and its
+  /// count of entries — and lets `body` read the entries; a failure names the object.
+  ///
+  /// Shared by the two ways of reading a record (decoded here, kept encoded by
+  /// ``ProjectedObject``), so that the layout's head is read in one place.
+  static func readRecord<R>(
+    _ bytes: UnsafeRawBufferPointer, id: ObjectID, model: Model,
+    _ body: (inout BinaryReader, Entity, Int) throws(CorruptionError) -> R
+  ) throws(CorruptionError) -> R {
+    var r = BinaryReader(bytes)
+    do throws(CorruptionError) {
+      let entity = EntityID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
+      guard let e = model.entity(entity) else { throw r.failure("unknown entity \(entity.rawValue)") }
+      let count = try r.int()
+      return try body(&r, e, count)
     } catch {
       var e = error
       e.context = "object \(id.rawValue)"
