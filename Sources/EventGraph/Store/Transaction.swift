@@ -212,10 +212,10 @@ public final class Transaction: GraphReading {
   /// to `position` when one is given).
   public func link(_ id: ObjectID, _ relationship: String, _ target: ObjectID, at position: Int? = nil) throws {
     try checkOpen()
-    let s = try requireObject(id)
-    let r = try model.relationship(relationship, of: s.entity)
-    let t = try requireObject(target)
-    try checkDestination(t.id, t.entity, of: id, r)
+    // Entities only, as every relationship change here: no object's values are decoded.
+    let r = try model.relationship(relationship, of: try liveEntity(id))
+    let targetEntity = try liveEntity(target)
+    try checkDestination(target, targetEntity, of: id, r)
     let current = try related(id, r.id)
     if let position, !r.isOrdered {
       throw StoreError.invalidPosition(
@@ -231,7 +231,7 @@ public final class Transaction: GraphReading {
     if let position { try checkPosition(position, count: current.count, id, r) }
     // A to-one on this side is replaced.
     if !r.isToMany, let old = current.first { try emit(.unlink(id, relationship: r.id, target: old)) }
-    try releaseFromPreviousOwner(t.id, t.entity, r)
+    try releaseFromPreviousOwner(target, targetEntity, r)
     try emit(.link(id, relationship: r.id, target: target, position: position))
   }
 
@@ -264,8 +264,7 @@ public final class Transaction: GraphReading {
   /// happens when it is not there.
   public func unlink(_ id: ObjectID, _ relationship: String, _ target: ObjectID) throws {
     try checkOpen()
-    let s = try requireObject(id)
-    let r = try model.relationship(relationship, of: s.entity)
+    let r = try model.relationship(relationship, of: try liveEntity(id))
     guard try related(id, r.id).contains(target) else { return }
     try emit(.unlink(id, relationship: r.id, target: target))
   }
@@ -273,8 +272,7 @@ public final class Transaction: GraphReading {
   /// Sets a to-one relationship (`nil` empties it).
   public func setRelationship(_ id: ObjectID, _ relationship: String, to target: ObjectID?) throws {
     try checkOpen()
-    let s = try requireObject(id)
-    let r = try model.relationship(relationship, of: s.entity)
+    let r = try model.relationship(relationship, of: try liveEntity(id))
     if let target { return try link(id, relationship, target) }
     for old in try related(id, r.id) { try emit(.unlink(id, relationship: r.id, target: old)) }
   }
@@ -282,8 +280,7 @@ public final class Transaction: GraphReading {
   /// Makes a to-many relationship hold exactly `targets`, in this order when ordered.
   public func setRelationship(_ id: ObjectID, _ relationship: String, to targets: [ObjectID]) throws {
     try checkOpen()
-    let s = try requireObject(id)
-    let r = try model.relationship(relationship, of: s.entity)
+    let r = try model.relationship(relationship, of: try liveEntity(id))
     let wanted = Set(targets)
     for old in try related(id, r.id) where !wanted.contains(old) {
       try emit(.unlink(id, relationship: r.id, target: old))
