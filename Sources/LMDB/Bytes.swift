@@ -1,3 +1,5 @@
+internal import CLMDB
+
 /// Something whose bytes can be handed to LMDB as a key or a value without copying.
 public protocol LMDBBytes {
   /// Calls `body` with the bytes; the pointer is valid only inside `body`.
@@ -45,5 +47,15 @@ public struct BigEndianKey: LMDBBytes, Sendable, Hashable {
   public static func decode(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
     guard bytes.count == 8 else { return nil }
     return UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+  }
+}
+
+extension MDB_val {
+  /// A key or value LMDB reads from `bytes`, valid while `bytes` is.
+  ///
+  /// LMDB never writes through a value it is given (it copies keys and values into its own
+  /// pages), which is why the pointer may be taken as mutable.
+  init(_ bytes: UnsafeRawBufferPointer) {
+    self.init(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
   }
 }

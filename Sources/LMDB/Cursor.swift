@@ -48,7 +48,7 @@ public struct Cursor: ~Copyable {
       do { return .success(try first()) } catch { return .failure(error) }
     }
     // SAFETY: the key buffer is valid for this call; on success LMDB points `kv` at its own copy.
-    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+    var kv = MDB_val(k)
     var vv = MDB_val()
     let rc = mdb_cursor_get(handle, &kv, &vv, exact ? MDB_SET_KEY : MDB_SET_RANGE)
     if rc == MDB_NOTFOUND { return .success(false) }
@@ -95,8 +95,8 @@ public struct Cursor: ~Copyable {
   @usableFromInline
   func put(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags) -> Result<Void, LMDBError> {
     // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
-    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-    var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+    var kv = MDB_val(k)
+    var vv = MDB_val(v)
     do { try check(mdb_cursor_put(handle, &kv, &vv, flags.rawValue), "mdb_cursor_put") } catch {
       return .failure(error)
     }

@@ -170,14 +170,14 @@ extension TransactionWriting where Self: ~Copyable {
     _ db: Database, _ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, appendFirst: Bool
   ) -> Result<Bool, LMDBError> {
     // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
-    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-    var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+    var kv = MDB_val(k)
+    var vv = MDB_val(v)
     var rc: Int32 = MDB_KEYEXIST
     if appendFirst {
       rc = mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_APPEND))
       // A refused append changed nothing: the ordinary put follows, with fresh values.
-      kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-      vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+      kv = MDB_val(k)
+      vv = MDB_val(v)
     }
     if rc == MDB_KEYEXIST { rc = mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue) }
     if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return .success(false) }
@@ -194,7 +194,7 @@ extension TransactionWriting where Self: ~Copyable {
     var vv = MDB_val(mv_size: count, mv_data: nil)
     let rc = key.withLMDBBytes { k in
       // SAFETY: the key buffer is valid for this call; LMDB copies it.
-      var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+      var kv = MDB_val(k)
       return mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_RESERVE))
     }
     try check(rc, "mdb_put(reserve)")
@@ -213,7 +213,7 @@ extension TransactionWriting where Self: ~Copyable {
   @usableFromInline
   func deleteBytes(_ db: Database, _ k: UnsafeRawBufferPointer) -> Result<Bool, LMDBError> {
     // SAFETY: the key buffer is valid for this call.
-    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+    var kv = MDB_val(k)
     let rc = mdb_del(transactionHandle.pointer, db.dbi, &kv, nil)
     if rc == MDB_NOTFOUND { return .success(false) }
     do { try check(rc, "mdb_del") } catch { return .failure(error) }
@@ -267,7 +267,7 @@ extension TransactionReading where Self: ~Copyable {
   @usableFromInline
   func valueBytes(_ db: Database, _ k: UnsafeRawBufferPointer) -> Result<UnsafeRawBufferPointer?, LMDBError> {
     // SAFETY: the key buffer is valid for this call.
-    var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+    var kv = MDB_val(k)
     var vv = MDB_val()
     let rc = mdb_get(transactionHandle.pointer, db.dbi, &kv, &vv)
     if rc == MDB_NOTFOUND { return .success(nil) }
