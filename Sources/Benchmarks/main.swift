@@ -4,6 +4,12 @@ import Foundation
 // (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
+/// The numbers given after each `flag` (`--people 5000 --people 150000` gives both).
+func numbers(after flag: String) -> [Int] {
+  arguments.indices.compactMap { i in
+    arguments[i] == flag && i + 1 < arguments.endIndex ? Int(arguments[i + 1]) : nil
+  }
+}
 // The child process of the cross-process latency figure.
 if let i = arguments.firstIndex(of: "--latency-writer") {
   do {
@@ -19,10 +25,8 @@ if let i = arguments.firstIndex(of: "--latency-writer") {
 if arguments.first == "commit-profile" {
   do {
     let n = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
-    let tasks = arguments.firstIndex(of: "--tasks").flatMap { i in
-      arguments.index(after: i) < arguments.endIndex ? Int(arguments[arguments.index(after: i)]) : nil
-    }
-    try StoreBenchmark.profileCommits(n, durable: arguments.contains("--durable"), tasks: tasks)
+    try StoreBenchmark.profileCommits(
+      n, durable: arguments.contains("--durable"), tasks: numbers(after: "--tasks").first)
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
@@ -30,9 +34,7 @@ if arguments.first == "commit-profile" {
   }
 }
 let quick = arguments.contains("--quick")
-let people = arguments.indices.compactMap { i -> Int? in
-  arguments[i] == "--people" && i + 1 < arguments.endIndex ? Int(arguments[i + 1]) : nil
-}
+let people = numbers(after: "--people")
 let sections = Set(
   arguments.indices.filter { i in
     !arguments[i].hasPrefix("--") && (i == arguments.startIndex || arguments[i - 1] != "--people")
