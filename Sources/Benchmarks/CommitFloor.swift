@@ -25,7 +25,9 @@ final class CommitFloor {
       throw BaselineError(workload: "commit floor", message: "no attribute \(attribute)")
     }
     let record = try store.env.read { txn in try txn.get(store.dbs.objects, key: StoreKey.object(target)) }
-    guard let record else { throw BaselineError(workload: "commit floor", message: "no record for #\(target.rawValue)") }
+    guard let record else {
+      throw BaselineError(workload: "commit floor", message: "no record for #\(target.rawValue)")
+    }
     self.store = store
     self.target = target
     self.attribute = a
@@ -45,7 +47,8 @@ final class CommitFloor {
           let commit = Commit(
             number: last.number + 1, firstSequence: last.lastSequence + 1, time: Date(),
             modelVersion: store.model.version, events: [.set(target, attribute: attribute, value: value)])
-          try txn.put(dbs.log, key: StoreKey.sequence(commit.firstSequence), value: CommitCodec.encode(commit), flags: .append)
+          try txn.put(
+            dbs.log, key: StoreKey.sequence(commit.firstSequence), value: CommitCodec.encode(commit), flags: .append)
           try txn.put(dbs.objects, key: StoreKey.object(target), value: objectRecord)
           try txn.put(dbs.history, key: StoreKey.history(target, commit.firstSequence), value: [UInt8]())
         }
