@@ -2,56 +2,73 @@ import EventGraph
 import Foundation
 import LMDB
 
-/// A durable commit's own LMDB writes, made directly through the LMDB module: the floor
-/// under issue 2's durable-commit ratio.
+/// Commits' own LMDB writes, made directly through the LMDB module: the floor under the
+/// durable-commit ratios of issues 2 and 6.
 ///
-/// A store commit that sets one attribute writes three keys in one transaction: the commit
-/// record at the log's end, the object's record, and the object's history entry. Written
-/// here without the store's commit path (no `Transaction`, no validation, no projector),
+/// A store commit that sets one attribute writes three keys: the commit record at the log's
+/// end, the object's record, and the object's history entry. Written here without the
+/// store's commit path (no `Transaction`, no validation, no projector, no writer thread),
 /// into the store's own environment, they touch the same B-trees, pages and free list as
-/// the store's commits do; the store's ratio against raw LMDB can come near this one's,
+/// the store's commits do: the store's ratio against raw LMDB can come near this one's,
 /// not pass it. Each is a real commit, setting the attribute to the value the object's
 /// record already holds, so the store stays consistent and its own commits go on after.
 final class CommitFloor {
   private let store: EventStore
-  private let target: ObjectID
   private let attribute: PropertyID
   private let value: Value
-  private let objectRecord: [UInt8]
+  /// The objects set in turn, with their records (which hold `value`).
+  private let targets: [(id: ObjectID, record: [UInt8])]
+  private var turn = 0
 
-  /// `target` holds `value` in `attribute` (the store's last commit set it).
-  init(store: EventStore, target: ObjectID, attribute: String, value: Value) throws {
+  /// Each of `targets` holds `value` in `attribute` (a commit of the store's set it).
+  init(store: EventStore, targets: [ObjectID], attribute: String, value: Value) throws {
     guard let a = store.model.entity(named: "Item")?.propertyID(named: attribute) else {
       throw BaselineError(workload: "commit floor", message: "no attribute \(attribute)")
     }
-    let record = try store.env.read { txn in try txn.get(store.dbs.objects, key: StoreKey.object(target)) }
-    guard let record else {
-      throw BaselineError(workload: "commit floor", message: "no record for #\(target.rawValue)")
+    self.targets = try store.env.read { txn in
+      try targets.map { o in
+        guard let record = try txn.get(store.dbs.objects, key: StoreKey.object(o)) else {
+          throw BaselineError(workload: "commit floor", message: "no record for #\(o.rawValue)")
+        }
+        return (o, record)
+      }
     }
     self.store = store
-    self.target = target
     self.attribute = a
     self.value = value
-    self.objectRecord = record
   }
 
-  /// `n` durable transactions, each writing what one store commit writes.
-  func commits(_ n: Int) throws -> Measurement {
+  /// `n` commits, `perTransaction` to a durable transaction (the group commit's batch),
+  /// each in a nested transaction of its own when `nested` (as the store's writer thread
+  /// runs them, so that a refused commit is rolled back alone).
+  func commits(_ n: Int, perTransaction: Int = 1, nested: Bool = false) throws -> Measurement {
     let dbs = store.dbs
     return try measure(operations: n) {
-      for _ in 0..<n {
+      var done = 0
+      while done < n {
+        let count = min(perTransaction, n - done)
         try store.env.write { txn in
           let c = try txn.cursor(dbs.log)
           guard try c.last() else { throw BaselineError(workload: "commit floor", message: "the log is empty") }
-          let last = try c.withCurrent { _, v in try CommitCodec.decode(v, context: "the log's last commit") }
-          let commit = Commit(
-            number: last.number + 1, firstSequence: last.lastSequence + 1, time: Date(),
-            modelVersion: store.model.version, events: [.set(target, attribute: attribute, value: value)])
-          try txn.put(
-            dbs.log, key: StoreKey.sequence(commit.firstSequence), value: CommitCodec.encode(commit), flags: .append)
-          try txn.put(dbs.objects, key: StoreKey.object(target), value: objectRecord)
-          try txn.put(dbs.history, key: StoreKey.history(target, commit.firstSequence), value: [UInt8]())
+          var last = try c.withCurrent { _, v in try CommitCodec.decode(v, context: "the log's last commit") }
+          for _ in 0..<count {
+            let (o, record) = targets[turn % targets.count]
+            turn += 1
+            let commit = Commit(
+              number: last.number + 1, firstSequence: last.lastSequence + 1, time: Date(),
+              modelVersion: store.model.version, events: [.set(o, attribute: attribute, value: value)])
+            func write(_ w: borrowing WriteTransaction) throws {
+              try w.put(
+                dbs.log, key: StoreKey.sequence(commit.firstSequence), value: CommitCodec.encode(commit), flags: .append
+              )
+              try w.put(dbs.objects, key: StoreKey.object(o), value: record)
+              try w.put(dbs.history, key: StoreKey.history(o, commit.firstSequence), value: [UInt8]())
+            }
+            if nested { try txn.nested { try write($0) } } else { try write(txn) }
+            last = commit
+          }
         }
+        done += count
       }
     }
   }

@@ -34,6 +34,15 @@ enum ServiceBenchmark {
         table.add("  commits per batch (one fsync each)", value: perBatch, unit: "commits")
       }
     }
+    // The floor under the 64 committers' updates: their batches' writes alone.
+    for nested in [false, true] {
+      let before = try Baselines.lmdbDurableCommits(in: lmdbDir, commits: commits / 4)
+      let m = try floorCommits(committers: 64, total: commits * 4, nested: nested)
+      let after = try Baselines.lmdbDurableCommits(in: lmdbDir, commits: commits / 4)
+      table.add(
+        "floor: 64 updates' puts a transaction, direct\(nested ? ", each nested" : "")", m, unit: "commits/s",
+        baseline: before.rate >= after.rate ? before : after, baselineName: "raw LMDB durable commits")
+    }
     // Without fsync the figure is bound by the commit path's CPU: the ceiling of the above.
     for workload in Workload.allCases {
       let (relaxed, relaxedBatch) = try concurrentCommits(
@@ -97,6 +106,21 @@ enum ServiceBenchmark {
     }
     let batches = store.service.batchesCommitted - batchesBefore
     return (m, Double(m.operations) / Double(max(1, batches)))
+  }
+
+  /// What the update workload's batches write, made directly in a store of `committers`
+  /// objects (`CommitFloor`): one durable transaction per `committers` commits, as if every
+  /// batch were full.
+  static func floorCommits(committers: Int, total: Int, nested: Bool) throws -> Measurement {
+    let value = Value.string(String(repeating: "v", count: Baselines.valueSize))
+    let dir = try temporaryDirectory(prefix: "bench-service-floor")
+    defer { try? removeDirectory(dir) }
+    let store = try EventStore.create(at: dir + "/store", model: try model())
+    let objects = try store.write { tx in
+      try (0..<committers).map { _ in try tx.insert("Item", ["a1": value]) }
+    }.value
+    let floor = try CommitFloor(store: store, targets: objects, attribute: "a1", value: value)
+    return try floor.commits(total, perTransaction: committers, nested: nested)
   }
 
   // MARK: - Latency

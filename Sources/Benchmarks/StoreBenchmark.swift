@@ -70,7 +70,7 @@ enum StoreBenchmark {
     let perRound = max(1, durableCommits / rounds)
     // The floor: the store's writes alone, made directly (Benchmarks/CommitFloor.swift).
     try store.write { tx in try tx.set(target, "a1", .string(value)) }
-    let floor = try CommitFloor(store: store, target: target, attribute: "a1", value: .string(value))
+    let floor = try CommitFloor(store: store, targets: [target], attribute: "a1", value: .string(value))
     var floorDurable = Measurement(operations: 0, seconds: 0)
     var floorRatios: [Double] = []
     var rawDurable = Measurement(operations: 0, seconds: 0)
