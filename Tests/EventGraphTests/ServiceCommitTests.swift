@@ -39,6 +39,13 @@ final class SharedFlag: Sendable {
 
 struct Refusal: Error, Equatable {}
 
+/// How many times each labelled closure ran.
+final class RunCounts: Sendable {
+  private let counts = Mutex<[String: Int]>([:])
+  func count(_ label: String) { counts.withLock { $0[label, default: 0] += 1 } }
+  subscript(label: String) -> Int { counts.withLock { $0[label, default: 0] } }
+}
+
 @Suite("Committing from many tasks: group commit, conflicts, idempotency, bad input")
 struct ServiceCommitTests {
   @Test("a commit returns its place in the log and the closure's value")
@@ -365,6 +372,84 @@ struct ServiceCommitTests {
     for (i, ok) in outcomes { #expect(ok == (i % 3 != 0)) }
     let expected = (0..<200).filter { $0 % 3 != 0 }.map { "i\($0)" }
     #expect(try ServiceFixtures.itemNames(store).sorted() == expected.sorted())
+    #expect(try store.verify().isOK)
+  }
+
+  @Test(
+    "a batch runs its commits straight; one refused after writing makes the batch run again nested, and the next 16 too"
+  )
+  func speculativeBatches() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    let runs = RunCounts()
+    /// One batch of three commits, `name`-a, -b and -c, the second refused after it inserted
+    /// when `refusing`; returns how many times each closure ran.
+    func batchOfThree(_ name: String, refusing: Bool) async throws -> [Int] {
+      // A commit whose closure holds the writer thread until the three are queued behind it.
+      let running = SharedFlag()
+      let release = SharedFlag()
+      let holder = Task {
+        try await store.commit { tx in
+          running.set()
+          while !release.isSet { usleep(1000) }
+          try tx.insert("Item", ["name": .string(name + "-holder")])
+        }
+      }
+      try await running.wait()
+      var tasks: [Task<Bool, Never>] = []
+      for (i, part) in ["a", "b", "c"].enumerated() {
+        let label = "\(name)-\(part)"
+        tasks.append(
+          Task {
+            do {
+              try await store.commit { tx in
+                runs.count(label)
+                try tx.insert("Item", ["name": .string(label)])
+                if refusing && part == "b" { throw Refusal() }
+              }
+              return true
+            } catch {
+              return false
+            }
+          })
+        // Queued in this order, all three before the holder's batch ends.
+        while store.service.queue.waiting < i + 1 { try await Task.sleep(for: .milliseconds(1)) }
+      }
+      release.set()
+      _ = try await holder.value
+      var landed: [Bool] = []
+      for t in tasks { landed.append(await t.value) }
+      #expect(landed == [true, !refusing, true])
+      // Two lone commits: the writer's estimate of how many commit at once fades back to
+      // one, so that the next holder's batch does not wait for the next three.
+      try await fillers(2)
+      return ["a", "b", "c"].map { part in runs["\(name)-\(part)"] }
+    }
+    var fillerCount = 0
+    func fillers(_ n: Int) async throws {
+      for _ in 0..<n {
+        fillerCount += 1
+        let name = "filler\(fillerCount)"
+        try await store.commit { tx in try tx.insert("Item", ["name": .string(name)]) }
+      }
+    }
+    // Batches, one by one: 1 the holder; 2 the three, straight: b's refusal drops the
+    // transaction after a and b ran, and all three run again, nested.
+    #expect(try await batchOfThree("first", refusing: true) == [2, 2, 1])
+    // 3, 4 fillers; 5 the holder; 6 the three, nested: b's refusal costs no rerun; 7, 8 fillers.
+    #expect(try await batchOfThree("second", refusing: true) == [1, 1, 1])
+    // 9 to 16 fillers; 17 the holder; 18 the three: the 16th batch after the refusal, nested.
+    try await fillers(8)
+    #expect(try await batchOfThree("third", refusing: true) == [1, 1, 1])
+    // 19, 20 fillers; 21 the holder; 22 the three: straight again.
+    #expect(try await batchOfThree("fourth", refusing: true) == [2, 2, 1])
+    let names = Set(try ServiceFixtures.itemNames(store))
+    for batch in ["first", "second", "third", "fourth"] {
+      #expect(names.isSuperset(of: [batch + "-a", batch + "-c", batch + "-holder"]))
+      #expect(!names.contains(batch + "-b"))
+    }
+    let expected = 4 * 3 + fillerCount
+    #expect(names.count == expected)
     #expect(try store.verify().isOK)
   }
 

@@ -2,9 +2,8 @@ import Foundation
 
 extension EventStore {
   /// Commits what `body` does, from any task: concurrent commits are batched into one LMDB
-  /// write transaction and one fsync by the store's writer thread, each in a nested
-  /// transaction of its own, so a commit that is refused is rolled back alone while the
-  /// others of its batch land.
+  /// write transaction and one fsync by the store's writer thread; a commit that is refused
+  /// is rolled back alone while the others of its batch land.
   ///
   /// The call returns once the batch that holds the commit is committed (durable, with the
   /// default ``StoreOptions/Durability/durable``). In order, the writer:
@@ -24,8 +23,9 @@ extension EventStore {
   /// ```
   ///
   /// `body` runs on the writer thread, between other commits: keep it short, make it act
-  /// only through `tx` (it runs again when the map has to grow), and never call the store's
-  /// synchronous ``write(metadata:_:)`` from it.
+  /// only through `tx` (it runs again when the map has to grow, and when another commit of
+  /// its batch is refused after writing: the batch runs again, each commit in a nested
+  /// transaction), and never call the store's synchronous ``write(metadata:_:)`` from it.
   ///
   /// **Cancellation.** A commit whose task is cancelled before the writer takes it is
   /// removed: the call throws `CancellationError` and nothing was written. Once the writer

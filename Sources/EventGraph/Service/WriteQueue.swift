@@ -6,7 +6,7 @@ enum WriteWork: Sendable {
   /// A commit: checks, the caller's closure, validation, append.
   case commit(CommitWork)
   /// A write that appends no commit (a consumer's position, a projection's batch), run in
-  /// the batch's transaction like a commit, in a nested transaction of its own.
+  /// the batch's transaction like a commit, always in a nested transaction of its own.
   case side(@Sendable (WriteHandle) throws -> Void)
 }
 
@@ -163,6 +163,13 @@ final class WriteQueue: @unchecked Sendable {
       head = 0
     }
     return taken
+  }
+
+  /// How many requests wait to be taken (for tests that arrange a batch).
+  var waiting: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return pending[head...].count { $0.stage == .queued }
   }
 
   /// Puts begun requests back at the front (a batch that had to stop early).

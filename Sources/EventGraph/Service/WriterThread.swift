@@ -3,8 +3,8 @@ import LMDB
 import Synchronization
 
 /// The store's one writer thread: it drains the ``WriteQueue`` in batches, one LMDB write
-/// transaction (and so one fsync) per batch, each request in a nested transaction of its
-/// own so that a refused one is rolled back alone.
+/// transaction (and so one fsync) per batch, so that a refused request is rolled back alone
+/// (see ``StoreService/Speculation``).
 ///
 /// A thread, not a task: an LMDB write transaction belongs to the thread that began it, and
 /// nothing here ever suspends while one is open.
@@ -43,8 +43,37 @@ extension StoreService {
   static let linger = 0.000_2
 
   func serveUntilClosed() {
-    while let first = queue.takeFirst(max: Self.maxBatch) { serve(startingWith: first) }
+    var speculation = Speculation()
+    while let first = queue.takeFirst(max: Self.maxBatch) { serve(startingWith: first, speculation: &speculation) }
   }
+
+  /// Whether the next batch runs its commits straight in the batch's transaction.
+  ///
+  /// A refused commit must leave nothing behind while the others of its batch land. Run in
+  /// a nested transaction each, it is rolled back alone; but a nested transaction costs
+  /// LMDB a begin and copies of the pages it changes, on the writer's path: 64 durable
+  /// committers make about a fifth more commits a second without (Docs/benchmarks.md,
+  /// service section). So a batch first runs its commits straight in its own transaction,
+  /// speculating that none is refused. When one is, after it may have
+  /// written, the whole transaction is dropped and the batch runs again with a nested
+  /// transaction each, as do the next ``nestedAfterRefusal`` batches, so that a stream of
+  /// refusals does not run every batch twice. Refusals found before a commit writes (an
+  /// expectation that does not hold, a repeated idempotency key) cost nothing of this.
+  struct Speculation {
+    /// Batches run nested after one whose speculation failed.
+    static let nestedAfterRefusal = 16
+    var nestedBatchesLeft = 0
+    var runsStraight: Bool { nestedBatchesLeft == 0 }
+
+    /// A batch has ended.
+    mutating func batchEnded() { nestedBatchesLeft = max(0, nestedBatchesLeft - 1) }
+    /// A commit run straight was refused after it may have written.
+    mutating func failed() { nestedBatchesLeft = Self.nestedAfterRefusal + 1 }
+  }
+
+  /// A commit run straight in the batch's transaction was refused after it may have written:
+  /// the transaction is dropped and the batch runs again, nested.
+  private struct SpeculationFailed: Error {}
 
   /// Runs one batch in one write transaction, then resumes every caller with its outcome.
   ///
@@ -56,7 +85,8 @@ extension StoreService {
   /// 64 callers settle into two alternating batches of 32, each group committing while the
   /// other waited.) Running requests while the others arrive, rather than after, keeps the
   /// writer's work off the callers' way back.
-  private func serve(startingWith first: [WriteRequest]) {
+  private func serve(startingWith first: [WriteRequest], speculation: inout Speculation) {
+    defer { speculation.batchEnded() }
     var batch = first
     var results: [Result<WriteOutcome, any Error>] = []
     var served = batch.count
@@ -78,11 +108,14 @@ extension StoreService {
         while true {
           while next < batch.count {
             do {
-              let outcome = try perform(batch[next].work, in: txn.handle, ends: &ends)
+              let outcome = try perform(
+                batch[next].work, in: txn.handle, ends: &ends, straight: speculation.runsStraight)
               if case .committed(let info?, _) = outcome { lastSequence = info.lastSequence }
               results.append(.success(outcome))
             } catch let e as LMDBError where e == .mapFull {
               throw e  // the whole batch runs again in a bigger map
+            } catch let e as SpeculationFailed {
+              throw e  // the whole batch runs again, nested
             } catch let e as LMDBError where e == .transactionFull && next > 0 {
               full = true  // commit what fits; the rest goes back to the front of the queue
               break
@@ -102,6 +135,9 @@ extension StoreService {
         try txn.commit()
         countBatch()
         break
+      } catch is SpeculationFailed {
+        takesMore = false
+        speculation.failed()
       } catch let e as LMDBError where e == .mapFull {
         takesMore = false
         do {
@@ -142,8 +178,14 @@ extension StoreService {
   }
 
   /// Runs one request inside the batch's transaction `txn`; `ends` moves on only when a
-  /// commit lands (a refused one is rolled back with its nested transaction).
-  private func perform(_ work: WriteWork, in txn: WriteHandle, ends: inout BatchEnds) throws -> WriteOutcome {
+  /// commit lands.
+  ///
+  /// A commit runs in a nested transaction, rolled back alone when it is refused, unless
+  /// `straight`: then it writes into `txn` itself, and a refusal after it may have written
+  /// throws ``SpeculationFailed`` (see ``Speculation``).
+  private func perform(_ work: WriteWork, in txn: WriteHandle, ends: inout BatchEnds, straight: Bool) throws
+    -> WriteOutcome
+  {
     switch work {
     case .side(let body):
       try txn.nested { child in try body(child.handle) }
@@ -161,20 +203,32 @@ extension StoreService {
       for e in w.expectations { try check(e, reader) }
       let before = ends
       var after = ends
-      let outcome: WriteOutcome = try txn.nested { child in
-        let tx = Transaction(model: model, dbs: dbs, handle: child.handle, metadata: w.metadata)
+      func run(_ handle: WriteHandle) throws -> WriteOutcome {
+        let tx = Transaction(model: model, dbs: dbs, handle: handle, metadata: w.metadata)
         defer { tx.close() }
         tx.knownLogEnd = before.log
         tx.nextObject = before.nextObject
         let value = try w.body(tx)
-        try refuseKeySetInside(tx, given: w.metadata, in: child.handle)  // refused alone, in its nested transaction
+        try refuseKeySetInside(tx, given: w.metadata, in: handle)  // refused alone, as a commit that throws
         let info = try tx.finish()
-        if let info { try projections.applyInline(after: info, of: tx, in: child.handle) }
+        if let info { try projections.applyInline(after: info, of: tx, in: handle) }
         if let info { after.log = (info.number, info.lastSequence) }
         after.nextObject = tx.nextObject
         return .committed(info, value: value)
       }
-      ends = after  // the nested transaction committed
+      let outcome: WriteOutcome
+      if straight {
+        do {
+          outcome = try run(txn)
+        } catch let e as LMDBError where e == .mapFull {
+          throw e  // the batch runs again in a bigger map, straight still
+        } catch {
+          throw SpeculationFailed()
+        }
+      } else {
+        outcome = try txn.nested { child in try run(child.handle) }
+      }
+      ends = after  // the commit landed
       return outcome
     }
   }
