@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import EventGraph
@@ -69,7 +70,7 @@ struct ServiceCommitTests {
     let (store, dir) = try makeStore(try ServiceFixtures.model())
     defer { removeDirectory(dir) }
     let counter = try store.write { tx throws in try tx.insert("Counter", ["value": .int64(0)]) }.value
-    let rounds = 6
+    let rounds = 6 * stressFactor
     struct Tally: Sendable {
       var landed: [String] = []
       var refused = 0
@@ -351,8 +352,9 @@ struct ServiceCommitTests {
   func refusedAloneInABatch() async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())
     defer { removeDirectory(dir) }
+    let count = 200 * stressFactor
     let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
-      for i in 0..<200 {
+      for i in 0..<count {
         group.addTask {
           do {
             try await store.commit { tx in
@@ -370,7 +372,7 @@ struct ServiceCommitTests {
       return all
     }
     for (i, ok) in outcomes { #expect(ok == (i % 3 != 0)) }
-    let expected = (0..<200).filter { $0 % 3 != 0 }.map { "i\($0)" }
+    let expected = (0..<count).filter { $0 % 3 != 0 }.map { "i\($0)" }
     #expect(try ServiceFixtures.itemNames(store).sorted() == expected.sorted())
     #expect(try store.verify().isOK)
   }
