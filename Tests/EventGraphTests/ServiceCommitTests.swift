@@ -378,15 +378,16 @@ struct ServiceCommitTests {
   }
 
   @Test(
-    "a batch runs its commits straight; one refused after writing makes the batch run again nested, and the next 16 too"
+    "commits run straight in their batch; a refusal after writing reruns the batch nested, and the next 16; one before costs nothing"
   )
   func speculativeBatches() async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())
     defer { removeDirectory(dir) }
     let runs = RunCounts()
-    /// One batch of three commits, `name`-a, -b and -c, the second refused after it inserted
-    /// when `refusing`; returns how many times each closure ran.
-    func batchOfThree(_ name: String, refusing: Bool) async throws -> [Int] {
+    /// How the middle commit of a batch of three ends.
+    enum Middle { case lands, refusedAfterWriting, refusedBeforeWriting }
+    /// One batch of three commits, `name`-a, -b and -c; returns how many times each closure ran.
+    func batchOfThree(_ name: String, _ middle: Middle) async throws -> [Int] {
       // A commit whose closure holds the writer thread until the three are queued behind it.
       let running = SharedFlag()
       let release = SharedFlag()
@@ -406,8 +407,9 @@ struct ServiceCommitTests {
             do {
               try await store.commit { tx in
                 runs.count(label)
+                if middle == .refusedBeforeWriting && part == "b" { throw Refusal() }
                 try tx.insert("Item", ["name": .string(label)])
-                if refusing && part == "b" { throw Refusal() }
+                if middle == .refusedAfterWriting && part == "b" { throw Refusal() }
               }
               return true
             } catch {
@@ -421,7 +423,7 @@ struct ServiceCommitTests {
       _ = try await holder.value
       var landed: [Bool] = []
       for t in tasks { landed.append(await t.value) }
-      #expect(landed == [true, !refusing, true])
+      #expect(landed == [true, middle == .lands, true])
       // Two lone commits: the writer's estimate of how many commit at once fades back to
       // one, so that the next holder's batch does not wait for the next three.
       try await fillers(2)
@@ -437,20 +439,23 @@ struct ServiceCommitTests {
     }
     // Batches, one by one: 1 the holder; 2 the three, straight: b's refusal drops the
     // transaction after a and b ran, and all three run again, nested.
-    #expect(try await batchOfThree("first", refusing: true) == [2, 2, 1])
+    #expect(try await batchOfThree("first", .refusedAfterWriting) == [2, 2, 1])
     // 3, 4 fillers; 5 the holder; 6 the three, nested: b's refusal costs no rerun; 7, 8 fillers.
-    #expect(try await batchOfThree("second", refusing: true) == [1, 1, 1])
+    #expect(try await batchOfThree("second", .refusedAfterWriting) == [1, 1, 1])
     // 9 to 16 fillers; 17 the holder; 18 the three: the 16th batch after the refusal, nested.
     try await fillers(8)
-    #expect(try await batchOfThree("third", refusing: true) == [1, 1, 1])
-    // 19, 20 fillers; 21 the holder; 22 the three: straight again.
-    #expect(try await batchOfThree("fourth", refusing: true) == [2, 2, 1])
+    #expect(try await batchOfThree("third", .refusedAfterWriting) == [1, 1, 1])
+    // 19, 20 fillers; 21 the holder; 22 the three, straight again: b throws before it
+    // writes, which needs no rerun and keeps the batches straight.
+    #expect(try await batchOfThree("fourth", .refusedBeforeWriting) == [1, 1, 1])
+    // 23, 24 fillers; 25 the holder; 26 the three, straight still.
+    #expect(try await batchOfThree("fifth", .refusedAfterWriting) == [2, 2, 1])
     let names = Set(try ServiceFixtures.itemNames(store))
-    for batch in ["first", "second", "third", "fourth"] {
+    for batch in ["first", "second", "third", "fourth", "fifth"] {
       #expect(names.isSuperset(of: [batch + "-a", batch + "-c", batch + "-holder"]))
       #expect(!names.contains(batch + "-b"))
     }
-    let expected = 4 * 3 + fillerCount
+    let expected = 5 * 3 + fillerCount
     #expect(names.count == expected)
     #expect(try store.verify().isOK)
   }

@@ -58,7 +58,8 @@ extension StoreService {
   /// written, the whole transaction is dropped and the batch runs again with a nested
   /// transaction each, as do the next ``nestedAfterRefusal`` batches, so that a stream of
   /// refusals does not run every batch twice. Refusals found before a commit writes (an
-  /// expectation that does not hold, a repeated idempotency key) cost nothing of this.
+  /// expectation that does not hold, a repeated idempotency key, a closure that throws
+  /// before it changes anything) cost nothing of this.
   struct Speculation {
     /// Batches run nested after one whose speculation failed.
     static let nestedAfterRefusal = 16
@@ -203,9 +204,12 @@ extension StoreService {
       for e in w.expectations { try check(e, reader) }
       let before = ends
       var after = ends
-      func run(_ handle: WriteHandle) throws -> WriteOutcome {
+      func run(_ handle: WriteHandle, wrote: inout Bool) throws -> WriteOutcome {
         let tx = Transaction(model: model, dbs: dbs, handle: handle, metadata: w.metadata)
-        defer { tx.close() }
+        defer {
+          wrote = tx.hasWritten
+          tx.close()
+        }
         tx.knownLogEnd = before.log
         tx.nextObject = before.nextObject
         let value = try w.body(tx)
@@ -217,16 +221,19 @@ extension StoreService {
         return .committed(info, value: value)
       }
       let outcome: WriteOutcome
+      var wrote = false
       if straight {
         do {
-          outcome = try run(txn)
+          outcome = try run(txn, wrote: &wrote)
         } catch let e as LMDBError where e == .mapFull {
           throw e  // the batch runs again in a bigger map, straight still
+        } catch let e where !wrote && !(e is LMDBError) {
+          throw e  // refused before it wrote anything (its closure threw first): alone already
         } catch {
           throw SpeculationFailed()
         }
       } else {
-        outcome = try txn.nested { child in try run(child.handle) }
+        outcome = try txn.nested { child in try run(child.handle, wrote: &wrote) }
       }
       ends = after  // the commit landed
       return outcome

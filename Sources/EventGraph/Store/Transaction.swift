@@ -50,9 +50,14 @@ public final class Transaction: GraphReading {
 
   /// Applies and records one event.
   private func emit(_ e: Event) throws {
+    hasWritten = true  // before: applying may write some keys and then refuse the event
     try projector.apply(e)
     events.append(e)
   }
+
+  /// Whether this transaction may have written to LMDB: an event was applied or tried
+  /// (the commit, the history and the object records follow only events).
+  package private(set) var hasWritten = false
 
   // MARK: - Reading (sees this transaction's changes)
 
