@@ -162,10 +162,20 @@ enum StoreBenchmark {
   ///
   /// `Benchmarks commit-profile N [--durable] [--tasks T]` runs it, under `perf` or under
   /// `valgrind --tool=callgrind` (which cannot map the C baselines' 64 GiB environments):
-  /// 10,000 objects like the batched appends', then `commits` single-event commits, without
-  /// fsync unless `durable`; with `tasks`, through `store.commit` from that many tasks at
-  /// once (group commit) rather than through `store.write`.
+  /// 10,000 objects like the batched appends', then `commits` single-event commits through
+  /// `store.write`, without fsync unless `durable`. With `tasks`, the service benchmark's
+  /// update workload instead: that many tasks at once, each setting its own object through
+  /// `store.commit` (group commit).
   static func profileCommits(_ commits: Int, durable: Bool, tasks: Int?) throws {
+    if let tasks {
+      // The service benchmark's update workload, whose commit path this profiles.
+      let (m, perBatch) = try ServiceBenchmark.concurrentCommits(
+        committers: tasks, total: commits, durability: durable ? .durable : .relaxed, workload: .update)
+      print(
+        "\(m.operations) single-event commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s, \(perBatch) a batch"
+      )
+      return
+    }
     let value = String(repeating: "v", count: Baselines.valueSize)
     let dir = try temporaryDirectory(prefix: "bench-commits")
     defer { try? removeDirectory(dir) }
@@ -181,25 +191,6 @@ enum StoreBenchmark {
     }
     guard let target = try store.read({ try $0.objects(of: "Item").first }) else {
       throw BaselineError(workload: "commit-profile", message: "no object")
-    }
-    if let tasks {
-      let each = max(1, commits / tasks)
-      let m = try ServiceBenchmark.blocking {
-        let start = monotonicSeconds()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-          for _ in 0..<tasks {
-            group.addTask {
-              for i in 0..<each { try await store.commit { tx in try tx.set(target, "a1", .string("\(i)" + value)) } }
-            }
-          }
-          try await group.waitForAll()
-        }
-        return Measurement(operations: each * tasks, seconds: monotonicSeconds() - start)
-      }
-      print(
-        "\(m.operations) single-event commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s"
-      )
-      return
     }
     let m = try measure(operations: commits) {
       for i in 0..<commits { try store.write { tx in try tx.set(target, "a1", .string("\(i)" + value)) } }

@@ -360,6 +360,15 @@ package final class Projector {
     cache.removeAll(keepingCapacity: true)
   }
 
+  /// Forgets what the last commit left (a commit that wrote nothing leaves records it read
+  /// cached, one that wrote leaves nothing), keeping the buffers' capacity, for the next
+  /// commit in the same LMDB transaction. What it knows of identities stays true.
+  package func startCommit() {
+    hot = nil
+    cache.removeAll(keepingCapacity: true)
+    touched.removeAll(keepingCapacity: true)
+  }
+
   /// Forgets cached state (after the transaction it came from was rolled back).
   package func reset() {
     hot = nil

@@ -104,13 +104,15 @@ extension StoreService {
         let txn = try env.beginWrite()
         try checkWritable(txn.handle)
         var ends = BatchEnds()
+        // Commits run straight share one projector, its buffers and its caches' storage.
+        let shared =
+          speculation.runsStraight ? Projector(txn: txn.handle, dbs: dbs, model: model) : nil
         var next = 0
         var full = false
         while true {
           while next < batch.count {
             do {
-              let outcome = try perform(
-                batch[next].work, in: txn.handle, ends: &ends, straight: speculation.runsStraight)
+              let outcome = try perform(batch[next].work, in: txn.handle, ends: &ends, straight: shared)
               if case .committed(let info?, _) = outcome { lastSequence = info.lastSequence }
               results.append(.success(outcome))
             } catch let e as LMDBError where e == .mapFull {
@@ -182,9 +184,10 @@ extension StoreService {
   /// commit lands.
   ///
   /// A commit runs in a nested transaction, rolled back alone when it is refused, unless
-  /// `straight`: then it writes into `txn` itself, and a refusal after it may have written
-  /// throws ``SpeculationFailed`` (see ``Speculation``).
-  private func perform(_ work: WriteWork, in txn: WriteHandle, ends: inout BatchEnds, straight: Bool) throws
+  /// given `straight`, the batch's projector: then it writes into `txn` itself, through that
+  /// projector, and a refusal after it may have written throws ``SpeculationFailed`` (see
+  /// ``Speculation``).
+  private func perform(_ work: WriteWork, in txn: WriteHandle, ends: inout BatchEnds, straight: Projector?) throws
     -> WriteOutcome
   {
     switch work {
@@ -204,8 +207,10 @@ extension StoreService {
       for e in w.expectations { try check(e, reader) }
       let before = ends
       var after = ends
-      func run(_ handle: WriteHandle, wrote: inout Bool) throws -> WriteOutcome {
-        let tx = Transaction(model: model, dbs: dbs, handle: handle, metadata: w.metadata)
+      func run(_ handle: WriteHandle, _ projector: Projector?, wrote: inout Bool) throws -> WriteOutcome {
+        let tx =
+          projector.map { Transaction(model: model, projector: $0, metadata: w.metadata) }
+          ?? Transaction(model: model, dbs: dbs, handle: handle, metadata: w.metadata)
         defer {
           wrote = tx.hasWritten
           tx.close()
@@ -222,9 +227,9 @@ extension StoreService {
       }
       let outcome: WriteOutcome
       var wrote = false
-      if straight {
+      if let straight {
         do {
-          outcome = try run(txn, wrote: &wrote)
+          outcome = try run(txn, straight, wrote: &wrote)
         } catch let e as LMDBError where e == .mapFull {
           throw e  // the batch runs again in a bigger map, straight still
         } catch let e where !wrote && !(e is LMDBError) {
@@ -233,7 +238,7 @@ extension StoreService {
           throw SpeculationFailed()
         }
       } else {
-        outcome = try txn.nested { child in try run(child.handle, wrote: &wrote) }
+        outcome = try txn.nested { child in try run(child.handle, nil, wrote: &wrote) }
       }
       ends = after  // the commit landed
       return outcome

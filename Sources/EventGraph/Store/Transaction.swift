@@ -44,6 +44,16 @@ public final class Transaction: GraphReading {
     self.metadata = metadata
   }
 
+  /// A transaction that works through `projector`, left by a commit before it in the same
+  /// LMDB transaction (the writer thread's batch): its buffers are reused, its state of the
+  /// last commit dropped (``Projector/startCommit()``).
+  package init(model: Model, projector: Projector, metadata: CommitMetadata) {
+    projector.startCommit()
+    self.projector = projector
+    self.model = model
+    self.metadata = metadata
+  }
+
   func checkOpen() throws {
     if !isOpen { throw StoreError.transactionEnded }
   }
