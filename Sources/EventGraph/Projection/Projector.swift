@@ -292,14 +292,20 @@ package final class Projector {
 
   /// The objects touched since history was last recorded, in identity order, each once.
   package func sortedTouched() -> [ObjectID] {
-    touched.sort()
+    // A commit of one object, the common case, needs no sorting; the list is worked on
+    // out of `self`, so that each step is not a dynamically checked access of the class.
+    if touched.count < 2 { return touched }
+    var list: [ObjectID] = []
+    swap(&list, &touched)
+    list.sort()
     var kept = 0
-    for i in touched.indices where kept == 0 || touched[kept - 1] != touched[i] {
-      touched[kept] = touched[i]
+    for i in list.indices where kept == 0 || list[kept - 1] != list[i] {
+      list[kept] = list[i]
       kept += 1
     }
-    touched.removeLast(touched.count - kept)
-    return touched
+    list.removeLast(list.count - kept)
+    touched = list
+    return list
   }
 
   /// Whether `o` was inserted by this projector (see `lastIdentityBefore`).
