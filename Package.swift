@@ -12,12 +12,15 @@ let package = Package(
     .executable(name: "eventtool", targets: ["eventtool"]),
   ],
   targets: [
-    // C at the edge, once: Debian's liblmdb-dev, module map only.
+    // C at the edge: Debian's libraries, through module maps only. LMDB's:
     .systemLibrary(name: "CLMDB", path: "Sources/CLMDB"),
     // SQLite is used only by the benchmarks, as the peer a server developer would pick.
     .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+    // Intel's storage acceleration library (Debian's libisal-dev): the commit records'
+    // CRC-32C with the processor's CRC instructions.
+    .systemLibrary(name: "CISAL", path: "Sources/CISAL"),
     .target(name: "LMDB", dependencies: ["CLMDB"]),
-    .target(name: "EventGraph", dependencies: ["LMDB"]),
+    .target(name: "EventGraph", dependencies: ["LMDB", "CISAL"]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph"]),
     .target(name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration"]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),

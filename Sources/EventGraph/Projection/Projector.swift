@@ -366,9 +366,11 @@ package final class Projector {
     cache.removeAll(keepingCapacity: true)
   }
 
-  /// Forgets what the last commit left (a commit that wrote nothing leaves records it read
-  /// cached, one that wrote leaves nothing), keeping the buffers' capacity, for the next
-  /// commit in the same LMDB transaction. What it knows of identities stays true.
+  /// Readies the projector for the next commit in the same LMDB transaction.
+  ///
+  /// It forgets what the last commit left (a commit that wrote nothing leaves the records
+  /// it read cached; one that wrote, nothing) and keeps the buffers' capacity. What it
+  /// knows of identities stays true.
   package func startCommit() {
     hot = nil
     cache.removeAll(keepingCapacity: true)
