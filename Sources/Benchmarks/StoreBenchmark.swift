@@ -172,7 +172,7 @@ enum StoreBenchmark {
       let (m, perBatch) = try ServiceBenchmark.concurrentCommits(
         committers: tasks, total: commits, durability: durable ? .durable : .relaxed, workload: .update)
       print(
-        "\(m.operations) single-event commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s, \(perBatch) a batch"
+        "\(m.operations) single-event commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s, \(String(format: "%.1f", perBatch)) a batch"
       )
       return
     }
