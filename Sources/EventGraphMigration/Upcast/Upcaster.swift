@@ -131,7 +131,7 @@ final class Upcaster {
         parts.append(p)
       }
     }
-    return String(CRC32CText.checksum(parts.joined(separator: "\n")), radix: 16)
+    return String(CRC32C.checksum(Array(parts.joined(separator: "\n").utf8)), radix: 16)
   }
 
   // MARK: - Running
@@ -263,16 +263,4 @@ struct UpcastKeys {
   /// Set at the switch: the version the destination was made from, and that log's end then.
   var from: String { prefix + "from" }
   var sourceEnd: String { prefix + "sourceEnd" }
-}
-
-/// CRC-32C of text, for fingerprints.
-enum CRC32CText {
-  static func checksum(_ text: String) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for b in text.utf8 {
-      crc ^= UInt32(b)
-      for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-    }
-    return ~crc
-  }
 }
