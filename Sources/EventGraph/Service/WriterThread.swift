@@ -63,13 +63,14 @@ extension StoreService {
   struct Speculation {
     /// Batches run nested after one whose speculation failed.
     static let nestedAfterRefusal = 16
-    var nestedBatchesLeft = 0
+    private(set) var nestedBatchesLeft = 0
     var runsStraight: Bool { nestedBatchesLeft == 0 }
 
-    /// A batch has ended.
-    mutating func batchEnded() { nestedBatchesLeft = max(0, nestedBatchesLeft - 1) }
-    /// A commit run straight was refused after it may have written.
-    mutating func failed() { nestedBatchesLeft = Self.nestedAfterRefusal + 1 }
+    /// A batch has ended; `failed` when a commit it ran straight was refused after it may
+    /// have written (the batch then ran again, nested).
+    mutating func batchEnded(failed: Bool) {
+      nestedBatchesLeft = failed ? Self.nestedAfterRefusal : max(0, nestedBatchesLeft - 1)
+    }
   }
 
   /// A commit run straight in the batch's transaction was refused after it may have written:
@@ -87,7 +88,9 @@ extension StoreService {
   /// other waited.) Running requests while the others arrive, rather than after, keeps the
   /// writer's work off the callers' way back.
   private func serve(startingWith first: [WriteRequest], speculation: inout Speculation) {
-    defer { speculation.batchEnded() }
+    var straight = speculation.runsStraight
+    var failed = false
+    defer { speculation.batchEnded(failed: failed) }
     var batch = first
     var results: [Result<WriteOutcome, any Error>] = []
     var served = batch.count
@@ -106,7 +109,7 @@ extension StoreService {
         var ends = BatchEnds()
         // Commits run straight share one projector, its buffers and its caches' storage.
         let shared =
-          speculation.runsStraight ? Projector(txn: txn.handle, dbs: dbs, model: model) : nil
+          straight ? Projector(txn: txn.handle, dbs: dbs, model: model) : nil
         var next = 0
         var full = false
         while true {
@@ -140,7 +143,8 @@ extension StoreService {
         break
       } catch is SpeculationFailed {
         takesMore = false
-        speculation.failed()
+        straight = false
+        failed = true
       } catch let e as LMDBError where e == .mapFull {
         takesMore = false
         do {
