@@ -376,13 +376,4 @@ package final class Projector {
     cache.removeAll(keepingCapacity: true)
     touched.removeAll(keepingCapacity: true)
   }
-
-  /// Forgets cached state (after the transaction it came from was rolled back).
-  package func reset() {
-    hot = nil
-    cache.removeAll()
-    touched.removeAll()
-    lastIdentityBefore = nil
-    entitiesAppend = true
-  }
 }
