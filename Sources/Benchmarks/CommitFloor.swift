@@ -15,6 +15,7 @@ import LMDB
 final class CommitFloor {
   private let store: EventStore
   private let attribute: PropertyID
+  private let entity: EntityID
   private let value: Value
   /// The objects set in turn, with their records (which hold `value`).
   private let targets: [(id: ObjectID, record: [UInt8])]
@@ -22,8 +23,8 @@ final class CommitFloor {
 
   /// Each of `targets` holds `value` in `attribute` (a commit of the store's set it).
   init(store: EventStore, targets: [ObjectID], attribute: String, value: Value) throws {
-    guard let a = store.model.entity(named: "Item")?.propertyID(named: attribute) else {
-      throw BaselineError(workload: "commit floor", message: "no attribute \(attribute)")
+    guard let e = store.model.entity(named: "Item"), let a = e.propertyID(named: attribute), !targets.isEmpty else {
+      throw BaselineError(workload: "commit floor", message: "no Item with attribute \(attribute)")
     }
     self.targets = try store.env.read { txn in
       try targets.map { o in
@@ -35,6 +36,7 @@ final class CommitFloor {
     }
     self.store = store
     self.attribute = a
+    self.entity = e.id
     self.value = value
   }
 
@@ -43,33 +45,75 @@ final class CommitFloor {
   /// runs them, so that a refused commit is rolled back alone).
   func commits(_ n: Int, perTransaction: Int = 1, nested: Bool = false) throws -> Measurement {
     let dbs = store.dbs
-    return try measure(operations: n) {
+    return try run(n, perTransaction: perTransaction) { txn, last in
+      let (o, record) = targets[turn % targets.count]
+      turn += 1
+      let commit = next(after: last, [.set(o, attribute: attribute, value: value)])
+      func write(_ w: borrowing WriteTransaction) throws {
+        try w.put(
+          dbs.log, key: StoreKey.sequence(commit.firstSequence), value: CommitCodec.encode(commit), flags: .append)
+        try w.put(dbs.objects, key: StoreKey.object(o), value: record)
+        try w.put(dbs.history, key: StoreKey.history(o, commit.firstSequence), value: [UInt8]())
+      }
+      if nested { try txn.nested { try write($0) } } else { try write(txn) }
+      return commit
+    }
+  }
+
+  /// `n` commits that each insert an object holding `value` in `attribute`.
+  ///
+  /// Two events, as the service benchmark's inserts: the five keys such a commit writes
+  /// (the commit record, the new object's record — a copy of the first target's, since
+  /// records hold no identity — its identity, its entry among its entity's objects and its
+  /// history entry), all at the ends of their databases, `perTransaction` commits to a
+  /// durable transaction. The objects are real: the store reads them back as inserted.
+  func insertCommits(_ n: Int, perTransaction: Int) throws -> Measurement {
+    let dbs = store.dbs
+    let record = targets[0].record
+    var nextObject: UInt64?
+    return try run(n, perTransaction: perTransaction) { txn, last in
+      if nextObject == nil {
+        let ids = try txn.cursor(dbs.identities)
+        guard try ids.last() else { throw BaselineError(workload: "commit floor", message: "no identities") }
+        nextObject = try ids.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 } + 1
+      }
+      let o = ObjectID(nextObject ?? 0)
+      nextObject = o.rawValue + 1
+      let commit = next(after: last, [.insert(o, entity: entity), .set(o, attribute: attribute, value: value)])
+      try txn.put(
+        dbs.log, key: StoreKey.sequence(commit.firstSequence), value: CommitCodec.encode(commit), flags: .append)
+      try txn.put(dbs.objects, key: StoreKey.object(o), value: record, flags: .append)
+      try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(entity), flags: .append)
+      try txn.put(dbs.entities, key: StoreKey.entity(entity, o), value: [UInt8](), flags: .append)
+      try txn.put(dbs.history, key: StoreKey.history(o, commit.firstSequence), value: [UInt8](), flags: .append)
+      return commit
+    }
+  }
+
+  /// `n` commits, `perTransaction` to a durable transaction: `write` makes each in the
+  /// transaction, given the commit before it, and returns it.
+  private func run(
+    _ n: Int, perTransaction: Int, _ write: (borrowing WriteTransaction, Commit) throws -> Commit
+  ) throws -> Measurement {
+    try measure(operations: n) {
       var done = 0
       while done < n {
         let count = min(perTransaction, n - done)
         try store.env.write { txn in
-          let c = try txn.cursor(dbs.log)
+          let c = try txn.cursor(store.dbs.log)
           guard try c.last() else { throw BaselineError(workload: "commit floor", message: "the log is empty") }
           var last = try c.withCurrent { _, v in try CommitCodec.decode(v, context: "the log's last commit") }
-          for _ in 0..<count {
-            let (o, record) = targets[turn % targets.count]
-            turn += 1
-            let commit = Commit(
-              number: last.number + 1, firstSequence: last.lastSequence + 1, time: Date(),
-              modelVersion: store.model.version, events: [.set(o, attribute: attribute, value: value)])
-            func write(_ w: borrowing WriteTransaction) throws {
-              try w.put(
-                dbs.log, key: StoreKey.sequence(commit.firstSequence), value: CommitCodec.encode(commit), flags: .append
-              )
-              try w.put(dbs.objects, key: StoreKey.object(o), value: record)
-              try w.put(dbs.history, key: StoreKey.history(o, commit.firstSequence), value: [UInt8]())
-            }
-            if nested { try txn.nested { try write($0) } } else { try write(txn) }
-            last = commit
-          }
+          for _ in 0..<count { last = try write(txn, last) }
         }
         done += count
       }
     }
+  }
+
+  /// The commit after `last`, of `events`.
+  private func next(after last: Commit, _ events: [Event]) -> Commit {
+    Commit(
+      number: last.number + 1, firstSequence: last.lastSequence + 1, time: Date(), modelVersion: store.model.version,
+      events: events)
   }
 }

@@ -25,7 +25,8 @@ enum ServiceBenchmark {
         // stricter comparison).
         let before = try Baselines.lmdbDurableCommits(in: lmdbDir, commits: commits / 4)
         let (m, perBatch) = try concurrentCommits(
-          committers: committers, total: commits, durability: .durable, workload: workload)
+          committers: committers, total: committers == 1 ? commits : commits * 4, durability: .durable,
+          workload: workload)
         let after = try Baselines.lmdbDurableCommits(in: lmdbDir, commits: commits / 4)
         let raw = before.rate >= after.rate ? before : after
         table.add(
@@ -34,13 +35,14 @@ enum ServiceBenchmark {
         table.add("  commits per batch (one fsync each)", value: perBatch, unit: "commits")
       }
     }
-    // The floor under the 64 committers' updates: their batches' writes alone.
-    for nested in [false, true] {
+    // The floors under the 64 committers' figures: their batches' writes alone.
+    for (workload, nested) in [(Workload.insert, false), (.update, false), (.update, true)] {
       let before = try Baselines.lmdbDurableCommits(in: lmdbDir, commits: commits / 4)
-      let m = try floorCommits(committers: 64, total: commits * 4, nested: nested)
+      let m = try floorCommits(committers: 64, total: commits * 4, workload: workload, nested: nested)
       let after = try Baselines.lmdbDurableCommits(in: lmdbDir, commits: commits / 4)
+      let what = workload == .insert ? "inserts'" : "updates'"
       table.add(
-        "floor: 64 updates' puts a transaction, direct\(nested ? ", each nested" : "")", m, unit: "commits/s",
+        "floor: 64 \(what) puts a transaction, direct\(nested ? ", each nested" : "")", m, unit: "commits/s",
         baseline: before.rate >= after.rate ? before : after, baselineName: "raw LMDB durable commits")
     }
     // Without fsync the figure is bound by the commit path's CPU: the ceiling of the above.
@@ -108,10 +110,10 @@ enum ServiceBenchmark {
     return (m, Double(m.operations) / Double(max(1, batches)))
   }
 
-  /// What the update workload's batches write, made directly in a store of `committers`
-  /// objects (`CommitFloor`): one durable transaction per `committers` commits, as if every
-  /// batch were full.
-  static func floorCommits(committers: Int, total: Int, nested: Bool) throws -> Measurement {
+  /// What the workload's batches write, made directly in a store of `committers` objects
+  /// (`CommitFloor`): one durable transaction per `committers` commits, as if every batch
+  /// were full; `nested` puts each update in a nested transaction.
+  static func floorCommits(committers: Int, total: Int, workload: Workload, nested: Bool) throws -> Measurement {
     let value = Value.string(String(repeating: "v", count: Baselines.valueSize))
     let dir = try temporaryDirectory(prefix: "bench-service-floor")
     defer { try? removeDirectory(dir) }
@@ -120,7 +122,17 @@ enum ServiceBenchmark {
       try (0..<committers).map { _ in try tx.insert("Item", ["a1": value]) }
     }.value
     let floor = try CommitFloor(store: store, targets: objects, attribute: "a1", value: value)
-    return try floor.commits(total, perTransaction: committers, nested: nested)
+    let m: Measurement
+    switch workload {
+    case .insert: m = try floor.insertCommits(total, perTransaction: committers)
+    case .update: m = try floor.commits(total, perTransaction: committers, nested: nested)
+    }
+    // The floor wrote what the store's own commits would have: its log replays to its projection.
+    let report = try store.verify()
+    guard report.isOK else {
+      throw BaselineError(workload: "commit floor", message: report.problems.joined(separator: "; "))
+    }
+    return m
   }
 
   // MARK: - Latency

@@ -206,13 +206,14 @@ enum StoreBenchmark {
   /// `store.write`, without fsync unless `durable`. With `tasks`, the service benchmark's
   /// update workload instead: that many tasks at once, each setting its own object through
   /// `store.commit` (group commit).
-  static func profileCommits(_ commits: Int, durable: Bool, tasks: Int?) throws {
+  static func profileCommits(_ commits: Int, durable: Bool, tasks: Int?, inserts: Bool) throws {
     if let tasks {
-      // The service benchmark's update workload, whose commit path this profiles.
+      // The service benchmark's workload, whose commit path this profiles.
       let (m, perBatch) = try ServiceBenchmark.concurrentCommits(
-        committers: tasks, total: commits, durability: durable ? .durable : .relaxed, workload: .update)
+        committers: tasks, total: commits, durability: durable ? .durable : .relaxed,
+        workload: inserts ? .insert : .update)
       print(
-        "\(m.operations) single-event commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s, \(String(format: "%.1f", perBatch)) a batch"
+        "\(m.operations) \(inserts ? "inserting" : "single-event") commits from \(tasks) tasks\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s, \(String(format: "%.1f", perBatch)) a batch"
       )
       return
     }

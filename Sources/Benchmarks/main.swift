@@ -20,13 +20,14 @@ if let i = arguments.firstIndex(of: "--latency-writer") {
     exit(1)
   }
 }
-// A profiling aid: `Benchmarks commit-profile [N] [--durable] [--tasks T]` makes N
-// single-event commits.
+// A profiling aid: `Benchmarks commit-profile [N] [--durable] [--tasks T [--inserts]]` makes
+// N single-event commits (with tasks, the service benchmark's updates, or its inserts).
 if arguments.first == "commit-profile" {
   do {
     let n = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
     try StoreBenchmark.profileCommits(
-      n, durable: arguments.contains("--durable"), tasks: numbers(after: "--tasks").first)
+      n, durable: arguments.contains("--durable"), tasks: numbers(after: "--tasks").first,
+      inserts: arguments.contains("--inserts"))
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))

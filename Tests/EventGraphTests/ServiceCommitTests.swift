@@ -47,6 +47,33 @@ final class RunCounts: Sendable {
   subscript(label: String) -> Int { counts.withLock { $0[label, default: 0] } }
 }
 
+/// A commit whose closure holds the store's writer thread until released: the requests
+/// made meanwhile queue behind it, and its batch takes them when the closure returns.
+struct WriterHolder {
+  let commit: Task<CommitResult<ObjectID>, any Error>
+  private let release = SharedFlag()
+
+  /// Starts the commit (inserting an Item named `name`) and waits until its closure runs.
+  init(_ store: EventStore, name: String) async throws {
+    let running = SharedFlag()
+    let release = release
+    commit = Task {
+      try await store.commit { tx in
+        running.set()
+        while !release.isSet { usleep(1000) }
+        return try tx.insert("Item", ["name": .string(name)])
+      }
+    }
+    try await running.wait()
+  }
+
+  /// Lets the closure finish, and waits for the commit.
+  func finish() async throws -> CommitResult<ObjectID> {
+    release.set()
+    return try await commit.value
+  }
+}
+
 @Suite("Committing from many tasks: group commit, conflicts, idempotency, bad input")
 struct ServiceCommitTests {
   @Test("a commit returns its place in the log and the closure's value")
@@ -386,19 +413,12 @@ struct ServiceCommitTests {
     let runs = RunCounts()
     /// How the middle commit of a batch of three ends.
     enum Middle { case lands, refusedAfterWriting, refusedBeforeWriting }
-    /// One batch of three commits, `name`-a, -b and -c; returns how many times each closure ran.
+    /// One batch: a holder and three commits, `name`-a, -b and -c, queued while the holder
+    /// runs, which the batch takes when the holder is done; returns how many times each of
+    /// the three closures ran.
     func batchOfThree(_ name: String, _ middle: Middle) async throws -> [Int] {
-      // A commit whose closure holds the writer thread until the three are queued behind it.
-      let running = SharedFlag()
-      let release = SharedFlag()
-      let holder = Task {
-        try await store.commit { tx in
-          running.set()
-          while !release.isSet { usleep(1000) }
-          try tx.insert("Item", ["name": .string(name + "-holder")])
-        }
-      }
-      try await running.wait()
+      let before = store.service.batchesCommitted
+      let holder = try await WriterHolder(store, name: name + "-holder")
       var tasks: [Task<Bool, Never>] = []
       for (i, part) in ["a", "b", "c"].enumerated() {
         let label = "\(name)-\(part)"
@@ -416,17 +436,14 @@ struct ServiceCommitTests {
               return false
             }
           })
-        // Queued in this order, all three before the holder's batch ends.
+        // Queued in this order, all three before the holder's closure returns.
         while store.service.queue.waiting < i + 1 { try await Task.sleep(for: .milliseconds(1)) }
       }
-      release.set()
-      _ = try await holder.value
+      _ = try await holder.finish()
       var landed: [Bool] = []
       for t in tasks { landed.append(await t.value) }
       #expect(landed == [true, middle == .lands, true])
-      // Two lone commits: the writer's estimate of how many commit at once fades back to
-      // one, so that the next holder's batch does not wait for the next three.
-      try await fillers(2)
+      #expect(store.service.batchesCommitted - before == 1, "the holder and the three share one batch")
       return ["a", "b", "c"].map { part in runs["\(name)-\(part)"] }
     }
     var fillerCount = 0
@@ -437,18 +454,17 @@ struct ServiceCommitTests {
         try await store.commit { tx in try tx.insert("Item", ["name": .string(name)]) }
       }
     }
-    // Batches, one by one: 1 the holder; 2 the three, straight: b's refusal drops the
-    // transaction after a and b ran, and all three run again, nested.
+    // Batches, one by one: 1, straight: b's refusal drops the transaction after the holder,
+    // a and b ran, and all run again, nested; the next 16 batches (2 to 17) are nested.
     #expect(try await batchOfThree("first", .refusedAfterWriting) == [2, 2, 1])
-    // 3, 4 fillers; 5 the holder; 6 the three, nested: b's refusal costs no rerun; 7, 8 fillers.
+    // 2, nested: b's refusal costs no rerun.
     #expect(try await batchOfThree("second", .refusedAfterWriting) == [1, 1, 1])
-    // 9 to 16 fillers; 17 the holder; 18 the three: the 16th batch after the refusal, nested.
-    try await fillers(8)
+    // 3 to 16 fillers; 17, the 16th batch after the refusal: nested still.
+    try await fillers(14)
     #expect(try await batchOfThree("third", .refusedAfterWriting) == [1, 1, 1])
-    // 19, 20 fillers; 21 the holder; 22 the three, straight again: b throws before it
-    // writes, which needs no rerun and keeps the batches straight.
+    // 18, straight again: b throws before it writes, which needs no rerun and keeps the
+    // batches straight, so 19 is straight too.
     #expect(try await batchOfThree("fourth", .refusedBeforeWriting) == [1, 1, 1])
-    // 23, 24 fillers; 25 the holder; 26 the three, straight still.
     #expect(try await batchOfThree("fifth", .refusedAfterWriting) == [2, 2, 1])
     let names = Set(try ServiceFixtures.itemNames(store))
     for batch in ["first", "second", "third", "fourth", "fifth"] {
@@ -492,6 +508,28 @@ struct ServiceCommitTests {
     let names = try ServiceFixtures.itemNames(store)
     #expect(names.count == 32 * 8)
     #expect(Set(names).count == 32 * 8)
+    #expect(try store.verify().isOK)
+  }
+
+  @Test("commits queued while a batch runs join it, however few callers committed at once before")
+  func queuedCommitsJoinTheRunningBatch() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    // Lone commits: the writer's estimate of how many callers commit at once falls to one.
+    for i in 0..<8 { try await store.commit { tx in try tx.insert("Item", ["name": .string("lone\(i)")]) } }
+    let before = store.service.batchesCommitted
+    let holder = try await WriterHolder(store, name: "holder")
+    let joiners = (0..<10).map { i in
+      Task { try await store.commit { tx in try tx.insert("Item", ["name": .string("joiner\(i)")]) } }
+    }
+    while store.service.queue.waiting < joiners.count { try await Task.sleep(for: .milliseconds(1)) }
+    let holderCommit = try #require(try await holder.finish().commit)
+    var numbers: Set<UInt64> = [holderCommit.number]
+    for j in joiners { numbers.insert(try #require(try await j.value.commit).number) }
+    // One batch (one transaction, one fsync) for all eleven, each its own commit.
+    #expect(store.service.batchesCommitted - before == 1)
+    #expect(numbers.count == 11)
+    #expect(try ServiceFixtures.itemNames(store).count == 8 + 11)
     #expect(try store.verify().isOK)
   }
 

@@ -109,7 +109,7 @@ final class WriteQueue: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     while true {
-      let batch = takeQueued(max: max)
+      let batch = takeQueuedLocked(max: max)
       if !batch.isEmpty { return batch }
       if closed { return nil }
       condition.wait()
@@ -123,10 +123,17 @@ final class WriteQueue: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     while true {
-      let more = takeQueued(max: max)
+      let more = takeQueuedLocked(max: max)
       if !more.isEmpty || closed { return more }
-      if !condition.wait(until: deadline) { return takeQueued(max: max) }
+      if !condition.wait(until: deadline) { return takeQueuedLocked(max: max) }
     }
+  }
+
+  /// Takes up to `max` of the requests queued now, without waiting (possibly none).
+  func takeQueued(max: Int) -> [WriteRequest] {
+    condition.lock()
+    defer { condition.unlock() }
+    return takeQueuedLocked(max: max)
   }
 
   /// How many requests a batch should wait for (see ``StoreService/serve(startingWith:)``):
@@ -148,7 +155,7 @@ final class WriteQueue: @unchecked Sendable {
   /// The queued requests, up to `max`, marked begun (cancelled ones skipped).
   ///
   /// Called with the lock held.
-  private func takeQueued(max: Int) -> [WriteRequest] {
+  private func takeQueuedLocked(max: Int) -> [WriteRequest] {
     var taken: [WriteRequest] = []
     while head < pending.count && taken.count < max {
       let r = pending[head]

@@ -85,8 +85,11 @@ extension StoreService {
   /// batch are being resumed and are about to commit again, and one batch of all of them
   /// costs one fsync instead of two. (Waiting only for as many as the last batch held let
   /// 64 callers settle into two alternating batches of 32, each group committing while the
-  /// other waited.) Running requests while the others arrive, rather than after, keeps the
-  /// writer's work off the callers' way back.
+  /// other waited.) Past that number it takes, without waiting, whatever is queued when
+  /// it has run what it holds: otherwise the batches could never outgrow the recent peak,
+  /// and a peak set low (64 callers whose first batches held 46) stayed the batch size for
+  /// good, the others waiting a turn. Running requests while the others arrive, rather than
+  /// after, keeps the writer's work off the callers' way back.
   private func serve(startingWith first: [WriteRequest], speculation: inout Speculation) {
     var straight = speculation.runsStraight
     var failed = false
@@ -130,10 +133,17 @@ extension StoreService {
             }
             next += 1
           }
-          guard takesMore, !full, batch.count < expected else { break }
-          let until = deadline ?? Date(timeIntervalSinceNow: Self.linger)
-          deadline = until
-          let more = queue.takeMore(max: expected - batch.count, until: until)
+          guard takesMore, !full, batch.count < Self.maxBatch else { break }
+          let more: [WriteRequest]
+          if batch.count < expected {
+            let until = deadline ?? Date(timeIntervalSinceNow: Self.linger)
+            deadline = until
+            more = queue.takeMore(max: Self.maxBatch - batch.count, until: until)
+          } else {
+            // What is queued already joins without waiting, so the batch can grow past the
+            // recent peak when more callers commit.
+            more = queue.takeQueued(max: Self.maxBatch - batch.count)
+          }
           if more.isEmpty { break }
           batch += more
         }
