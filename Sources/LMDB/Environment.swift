@@ -27,16 +27,21 @@ public struct EnvironmentOptions: Sendable {
   public var maxReaders: Int
   /// File mode for newly created files.
   public var mode: Int32
+  /// Bytes of written zeros to keep past the pages in use (0, the default: none).
+  ///
+  /// Durable commits then seldom grow the file. See ``Environment/beginWrite()``.
+  public var fileReserve: Int
 
   public init(
     flags: EnvironmentFlags = [], mapSize: Int = 64 << 20, maxDatabases: Int = 32, maxReaders: Int = 126,
-    mode: Int32 = 0o644
+    mode: Int32 = 0o644, fileReserve: Int = 0
   ) {
     self.flags = flags
     self.mapSize = mapSize
     self.maxDatabases = maxDatabases
     self.maxReaders = maxReaders
     self.mode = mode
+    self.fileReserve = fileReserve
   }
 }
 
@@ -64,6 +69,8 @@ public final class Environment: @unchecked Sendable {
   let mapLock = NSLock()
   public let path: String
   public let flags: EnvironmentFlags
+  /// Zeros written ahead of the data (``EnvironmentOptions/fileReserve``), when asked for.
+  let reserve: FileReserve?
 
   /// Opens (creating if needed) the environment at `path`, a directory unless
   /// ``EnvironmentFlags/noSubdirectory`` is given.
@@ -88,6 +95,12 @@ public final class Environment: @unchecked Sendable {
     self.handle = env
     self.path = path
     self.flags = options.flags
+    var st = MDB_stat()
+    if options.fileReserve > 0, !options.flags.contains(.readOnly), mdb_env_stat(env, &st) == 0 {
+      reserve = FileReserve(size: options.fileReserve, pageSize: Int(st.ms_psize))
+    } else {
+      reserve = nil
+    }
     // Readers left behind by processes that died would pin old pages forever.
     _ = try? clearStaleReaders()
   }
@@ -176,7 +189,9 @@ public final class Environment: @unchecked Sendable {
 
   /// Begins a write transaction; dropping it without ``WriteTransaction/commit()`` aborts.
   ///
-  /// It must be used and ended on the thread that began it.
+  /// It must be used and ended on the thread that began it. With a
+  /// ``EnvironmentOptions/fileReserve``, it first writes the next stretch of zeros past the
+  /// pages in use when less than half the reserve is left (see `FileReserve`).
   public func beginWrite() throws(LMDBError) -> WriteTransaction {
     try gate.enter()
     var txn: OpaquePointer?
@@ -191,6 +206,7 @@ public final class Environment: @unchecked Sendable {
       gate.leave()
       throw LMDBError(code: rc == 0 ? 22 : rc, operation: "mdb_txn_begin(write)")
     }
+    reserve?.keep(handle)
     return WriteTransaction(handle: txn, lease: TransactionLease(gate: gate, environment: self))
   }
 

@@ -451,6 +451,33 @@ struct OpeningTests {
     }
   }
 
+  @Test("a durable store keeps zeros written past its data; a relaxed one, or one asked for none, does not")
+  func fileReserve() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let cases: [(String, StoreOptions, expectsReserve: Bool)] = [
+      ("durable", StoreOptions(), true),
+      ("relaxed", StoreOptions(durability: .relaxed), false),
+      ("none", StoreOptions(fileReserve: 0), false),
+    ]
+    for (name, options, expectsReserve) in cases {
+      let store = try EventStore.create(at: dir + "/" + name, model: try Fixtures.addressBookV1(), options: options)
+      for i in 0..<20 {
+        try store.write { tx in
+          try tx.insert("AddressBook", ["firstName": .string("n\(i)"), "lastName": .string("l")])
+        }
+      }
+      let st = try store.statistics()
+      if expectsReserve {
+        #expect(st.fileSize - st.usedSize >= options.fileReserve / 2, "\(name): \(st.fileSize) of \(st.usedSize)")
+        #expect(st.fileSize - st.usedSize <= options.fileReserve * 3 / 2, "\(name)")
+      } else {
+        #expect(st.fileSize == st.usedSize, "\(name): \(st.fileSize) of \(st.usedSize)")
+      }
+      #expect(try store.verify().isOK)
+    }
+  }
+
   @Test("a read-only store refuses writes with a clear error")
   func readOnly() throws {
     let dir = temporaryDirectory()

@@ -14,7 +14,11 @@ public struct StoreStatistics: Sendable, Hashable {
   /// Entries per LMDB database, by name.
   public var databases: [(name: String, entries: Int, pages: Int)]
   public var mapSize: Int
+  /// The size of the data file: the pages in use, and with durable commits up to one and a
+  /// half ``StoreOptions/fileReserve`` of zeros written past them.
   public var fileSize: Int
+  /// The bytes of the pages in use.
+  public var usedSize: Int
 
   public static func == (a: Self, b: Self) -> Bool {
     a.path == b.path && a.commits == b.commits && a.events == b.events
@@ -47,7 +51,7 @@ extension EventStore {
       return StoreStatistics(
         path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, commits: end.commit,
         events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
-        fileSize: file)
+        fileSize: file, usedSize: (info.lastPage + 1) * info.pageSize)
     }
   }
 }

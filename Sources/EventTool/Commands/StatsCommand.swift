@@ -25,6 +25,7 @@ struct StatsCommand: ToolCommand {
                   .object([JSONField("entries", .int(Int64($0.entries))), JSONField("pages", .int(Int64($0.pages)))]))
               })),
           JSONField("mapSize", .int(Int64(st.mapSize))), JSONField("fileSize", .int(Int64(st.fileSize))),
+          JSONField("usedSize", .int(Int64(st.usedSize))),
         ]).serialized())
       return
     }
@@ -33,6 +34,6 @@ struct StatsCommand: ToolCommand {
     io.print("log      \(st.commits) commits, \(st.events) events")
     for (e, n) in st.objectsPerEntity { io.print("objects  \(e): \(n)") }
     for (name, entries, pages) in st.databases { io.print("db       \(name): \(entries) entries, \(pages) pages") }
-    io.print("file     \(st.fileSize) bytes (map \(st.mapSize) bytes)")
+    io.print("file     \(st.fileSize) bytes (\(st.usedSize) in use, map \(st.mapSize) bytes)")
   }
 }
