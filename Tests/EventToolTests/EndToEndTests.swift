@@ -56,18 +56,41 @@ struct EndToEndTests {
     #expect(!log.out.contains("090"))
   }
 
+  /// A new store at `store` with the v2 address book model, holding ``people``.
+  static func importPeople(into store: String) throws {
+    #expect(try ToolRunner.eventtool(["init", store, "--model", examples + "/AddressBook.v2.model.json"]).status == 0)
+    #expect(try ToolRunner.eventtool(["import", store, "-"], input: people).status == 0)
+  }
+
   @Test("log --json prints the FORMATS.md shape")
   func logJSON() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    #expect(
-      try ToolRunner.eventtool(["init", dir + "/s", "--model", examples + "/AddressBook.v2.model.json"]).status == 0)
-    #expect(try ToolRunner.eventtool(["import", dir + "/s", "-"], input: Self.people).status == 0)
+    try Self.importPeople(into: dir + "/s")
     let log = try ToolRunner.eventtool(["log", dir + "/s", "--json", "--object", "PhoneBook/3"])
     let lines = log.out.split(separator: "\n")
     #expect(lines.first?.hasPrefix(#"{"seq": "#) == true)
     #expect(log.out.contains(#""type": "insert", "object": "PhoneBook/3", "entity": "PhoneBook"}"#))
     #expect(log.out.contains(#""type": "link", "object": "AddressBook/1", "key": "phones", "target": "PhoneBook/3""#))
+  }
+
+  @Test("stats --json counts the log and objects, and gives the file's size beside the bytes in use")
+  func statsJSON() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    try Self.importPeople(into: dir + "/s")
+    let r = try ToolRunner.eventtool(["stats", dir + "/s", "--json"])
+    #expect(r.status == 0)
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+    let commits = try #require(json["commits"] as? Int)
+    #expect(commits >= 1)
+    let file = try #require(json["fileSize"] as? Int)
+    let used = try #require(json["usedSize"] as? Int)
+    let map = try #require(json["mapSize"] as? Int)
+    // A durable store keeps up to 1.5 MiB of zeros past its data, never beyond the map.
+    #expect(used > 0 && used <= file && file <= used + 3 << 19 && file <= map, "file \(file), used \(used)")
+    let text = try ToolRunner.eventtool(["stats", dir + "/s"])
+    #expect(text.out.contains("file     \(file) bytes (\(used) in use, map \(map) bytes)"))
   }
 
   @Test("verify finds a flipped byte in a commit and names its sequence")

@@ -2,7 +2,8 @@ import EventGraph
 
 struct StatsCommand: ToolCommand {
   let spec = CommandSpec(
-    name: "stats", abstract: "Print counts: commits, events, objects per entity, database sizes.",
+    name: "stats",
+    abstract: "Print counts: commits, events, objects per entity, database sizes, the file and the bytes in use.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     options: [OptionSpec("json", help: "Print the figures as JSON.")],
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
