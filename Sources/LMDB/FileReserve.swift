@@ -20,9 +20,9 @@ import Synchronization
 /// it writes only at or past the end of the file, where no page of a committed
 /// transaction lies (LMDB writes a page before any meta page names it); and the pages of
 /// the transaction under way are written at its commit, after the zeros. The file is
-/// bigger than the data by at most two reserves; nothing reads that space, a copy
-/// (`mdb_env_copy2`) leaves it out, and a crash that loses some of the zeros loses nothing
-/// else. It is best effort: when a write fails (a full disk), the file stays as LMDB
+/// bigger than the pages in use by less than one and a half reserves; nothing reads that
+/// space, a copy (`mdb_env_copy2`) leaves it out, and a crash that loses some of the zeros
+/// loses nothing else. It is best effort: when a write fails (a full disk), the file stays as LMDB
 /// would have it, and LMDB reports the full disk itself if its own writes fail.
 final class FileReserve: Sendable {
   /// Bytes of zeros to keep ahead; a new stretch is written when less than half is left.
