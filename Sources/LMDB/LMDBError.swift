@@ -18,7 +18,10 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     let message = String(cString: mdb_strerror(code))
-    return "LMDB \(operation) failed: \(message) (code \(code))"
+    // LMDB reports a write that came up short, which is what a full disk usually gives a
+    // commit, as EIO rather than ENOSPC.
+    let hint = self == .ioError ? "; LMDB says this of a short write too: the disk may be full" : ""
+    return "LMDB \(operation) failed: \(message) (code \(code))\(hint)"
   }
 
   public static func == (a: LMDBError, b: LMDBError) -> Bool { a.code == b.code }
@@ -43,6 +46,10 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
   public static let noSuchFile = LMDBError(code: 2, operation: "")
   /// `EACCES`: not allowed (for example writing to a read-only environment).
   public static let permissionDenied = LMDBError(code: 13, operation: "")
+  /// `EIO`: a read or write failed, or a write came up short (a full disk, most often).
+  public static let ioError = LMDBError(code: 5, operation: "")
+  /// `ENOSPC`: no space left on the device.
+  public static let noSpace = LMDBError(code: 28, operation: "")
 }
 
 /// The one choke point for LMDB return codes: success passes, anything else throws.

@@ -12,6 +12,10 @@ struct LMDBErrorTests {
       (LMDBError.mapFull.code, "MDB_MAP_FULL: Environment mapsize limit reached"),
       (LMDBError.noSuchFile.code, "No such file or directory"),
       (LMDBError.permissionDenied.code, "Permission denied"),
+      (LMDBError.noSpace.code, "No space left on device"),
+      (
+        LMDBError.ioError.code, "Input/output error (code 5); LMDB says this of a short write too: the disk may be full"
+      ),
     ])
   func description(code: Int32, message: String) {
     let error = LMDBError(code: code, operation: "mdb_something(here)")
