@@ -72,12 +72,8 @@ final class CommitFloor {
     let record = targets[0].record
     var nextObject: UInt64?
     return try run(n, perTransaction: perTransaction) { txn, last in
-      if nextObject == nil {
-        let ids = try txn.cursor(dbs.identities)
-        guard try ids.last() else { throw BaselineError(workload: "commit floor", message: "no identities") }
-        nextObject = try ids.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 } + 1
-      }
-      let o = ObjectID(nextObject ?? 0)
+      // The identity after the last one given, read once: the floor is the only writer.
+      let o = ObjectID(try nextObject ?? lastIdentity(txn) + 1)
       nextObject = o.rawValue + 1
       let commit = next(after: last, [.insert(o, entity: entity), .set(o, attribute: attribute, value: value)])
       try txn.put(
@@ -108,6 +104,13 @@ final class CommitFloor {
         done += count
       }
     }
+  }
+
+  /// The highest identity given so far.
+  private func lastIdentity(_ txn: borrowing WriteTransaction) throws -> UInt64 {
+    let ids = try txn.cursor(store.dbs.identities)
+    guard try ids.last() else { throw BaselineError(workload: "commit floor", message: "no identities") }
+    return try ids.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
   }
 
   /// The commit after `last`, of `events`.

@@ -40,24 +40,19 @@ final class FileReserve: Sendable {
 
   /// Extends the reserve if less than half of it is left past the pages in use; call in a
   /// write transaction just begun, before it writes.
-  ///
-  /// - Returns: the bytes of zeros written (0 when the reserve was long enough or a write failed).
-  @discardableResult
-  func keep(_ env: OpaquePointer) -> Int {
+  func keep(_ env: OpaquePointer) {
     var info = MDB_envinfo()
     var fd: Int32 = -1
-    guard mdb_env_info(env, &info) == 0, mdb_env_get_fd(env, &fd) == 0, fd >= 0 else { return 0 }
+    guard mdb_env_info(env, &info) == 0, mdb_env_get_fd(env, &fd) == 0, fd >= 0 else { return }
     let used = (Int(info.me_last_pgno) + 1) * pageSize
     let limit = info.me_mapsize
-    return knownEnd.withLock { end in
-      if used + size / 2 <= end { return 0 }
+    knownEnd.withLock { end in
+      if used + size / 2 <= end { return }
       var st = stat()
-      guard fstat(fd, &st) == 0 else { return 0 }
+      guard fstat(fd, &st) == 0 else { return }
       end = max(end, Int(st.st_size))
-      guard used + size / 2 > end, end + size <= limit else { return 0 }
-      let written = Self.writeZeros(fd: fd, at: end, count: size)
-      end += written
-      return written
+      guard used + size / 2 > end, end + size <= limit else { return }
+      end += Self.writeZeros(fd: fd, at: end, count: size)
     }
   }
 
