@@ -42,7 +42,11 @@ public final class Transaction: GraphReading {
     self.projector = Projector(txn: handle, dbs: dbs, model: model)
     self.model = model
     self.metadata = metadata
+    events.reserveCapacity(Self.eventsExpected)
   }
+
+  /// Room for the events of a small commit, made at once: one allocation, not one per doubling.
+  private static let eventsExpected = 4
 
   /// A transaction that works through `projector`, left by a commit before it in the same
   /// LMDB transaction (the writer thread's batch): its buffers are reused, its state of the
@@ -52,8 +56,7 @@ public final class Transaction: GraphReading {
     self.projector = projector
     self.model = model
     self.metadata = metadata
-    // One allocation for the few events of a service's commit, not one per doubling.
-    events.reserveCapacity(4)
+    events.reserveCapacity(Self.eventsExpected)
   }
 
   func checkOpen() throws {
