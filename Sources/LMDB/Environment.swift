@@ -247,8 +247,7 @@ public final class Environment: @unchecked Sendable {
   /// Call with no transaction of this thread open.
   public func growIfNearlyFull() throws(LMDBError) {
     let i = info
-    let used = (i.lastPage + 1) * i.pageSize
-    if used * 4 > i.mapSize * 3 { try setMapSize(i.mapSize * 2) }
+    if i.usedSize * 4 > i.mapSize * 3 { try setMapSize(i.mapSize * 2) }
   }
 
   /// Doubles the map (after `MDB_MAP_FULL`).
@@ -304,6 +303,8 @@ public struct EnvironmentInfo: Sendable, Hashable {
   public let pageSize: Int
   public let maxReaders: Int
   public let readersUsed: Int
+  /// The bytes of the pages in use (the last page and all before it).
+  public var usedSize: Int { (lastPage + 1) * pageSize }
 }
 
 /// Keeps the map size from changing while any transaction of this process is open.

@@ -14,10 +14,7 @@ struct FileReserveTests {
     try #require(try FileManager.default.attributesOfItem(atPath: dir + "/data.mdb")[.size] as? Int)
   }
 
-  static func used(_ env: Environment) -> Int {
-    let i = env.info
-    return (i.lastPage + 1) * i.pageSize
-  }
+  static func used(_ env: Environment) -> Int { env.info.usedSize }
 
   /// Random transactions of puts and deletes against `env`, checked against a dictionary
   /// after reopening; `check` runs at the start of each transaction and after its commit.

@@ -51,7 +51,7 @@ extension EventStore {
       return StoreStatistics(
         path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, commits: end.commit,
         events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
-        fileSize: file, usedSize: (info.lastPage + 1) * info.pageSize)
+        fileSize: file, usedSize: info.usedSize)
     }
   }
 }
