@@ -1,7 +1,7 @@
-import EventGraph
 import Foundation
 import TestSupport
 
+@testable import EventGraph
 @testable import EventGraphMigration
 
 /// Random v1 histories of the models the upcast tests use: many small commits of inserts,
@@ -27,8 +27,7 @@ enum Histories {
     var g = SeededGenerator(seed: seed)
     var live: [ObjectID] = []
     for i in 0..<commits {
-      try store.write { tx in
-        tx.commitTime = historyTime(i)
+      try store.write(time: historyTime(i)) { tx in
         if g.chance(0.2) { tx.metadata.author = g.pick(["alice", "bob"]) }
         for _ in 0..<g.int(1...4) {
           let op = live.isEmpty ? 0 : g.int(0...9)
@@ -103,8 +102,7 @@ enum Histories {
       return r < 3 ? .string(g.pick(["ab-1", "Zz", "çà", "q"])) : r < 4 ? .string("") : nil
     }
     for i in 0..<commits {
-      try store.write { tx in
-        tx.commitTime = historyTime(i)
+      try store.write(time: historyTime(i)) { tx in
         for _ in 0..<g.int(1...3) {
           let op = live.isEmpty ? 0 : g.int(0...9)
           switch op {
@@ -186,8 +184,7 @@ enum Histories {
     var people: [ObjectID] = []
     var companies: [ObjectID] = []
     for i in 0..<commits {
-      try store.write { tx in
-        tx.commitTime = historyTime(i)
+      try store.write(time: historyTime(i)) { tx in
         // The generator's lists may hold objects a cascade deleted: drop them first.
         people = try people.filter { try tx.object($0) != nil }
         companies = try companies.filter { try tx.object($0) != nil }
@@ -274,8 +271,7 @@ extension Histories {
   static func company(_ store: EventStore, seed: UInt64, commits: Int) throws {
     var g = SeededGenerator(seed: seed)
     for i in 0..<commits {
-      try store.write { tx in
-        tx.commitTime = historyTime(i)
+      try store.write(time: historyTime(i)) { tx in
         let companies = try tx.objects(of: "Company")
         let employees = try tx.objects(of: "Employee")
         let departments = try tx.objects(of: "Department")

@@ -1,8 +1,8 @@
-import EventGraph
 import Foundation
 import TestSupport
 import Testing
 
+@testable import EventGraph
 @testable import EventGraphMigration
 
 /// Lightweight migration: no mapping at all, everything inferred from names, renaming
@@ -67,8 +67,7 @@ struct InferredMigrationTests {
     var shelves: [ObjectID] = []
     var authors: [ObjectID] = []
     for i in 0..<commits {
-      try store.write { tx in
-        tx.commitTime = historyTime(i)
+      try store.write(time: historyTime(i)) { tx in
         for _ in 0..<g.int(1...3) {
           switch g.int(0...9) {
           case 0: shelves.append(try tx.insert("Shelf", ["label": .string(g.pick(["A", "B"]))]))

@@ -1,8 +1,8 @@
-import EventGraph
 import Foundation
 import TestSupport
 import Testing
 
+@testable import EventGraph
 @testable import EventGraphMigration
 
 /// Entity inheritance: a sub-entity's objects are also objects of its parent entity, but
@@ -28,8 +28,7 @@ struct InheritanceTests {
   static func history(_ store: EventStore, seed: UInt64, commits: Int, abstract: Bool) throws {
     var g = SeededGenerator(seed: seed)
     for i in 0..<commits {
-      try store.write { tx in
-        tx.commitTime = historyTime(i)
+      try store.write(time: historyTime(i)) { tx in
         let garages = try tx.objects(of: "Garage")
         let vehicles = try tx.objects(of: "Vehicle")
         for _ in 0..<g.int(1...3) {

@@ -1,8 +1,8 @@
-import EventGraph
 import Foundation
 import TestSupport
 import Testing
 
+@testable import EventGraph
 @testable import EventGraphMigration
 
 /// An interrupted upcast resumes from its checkpoint and ends with the same bytes as an
@@ -153,8 +153,7 @@ struct ResumeTests {
       added = []
       for i in 0..<3 {
         added.append(
-          try store.write { tx in
-            tx.commitTime = historyTime(100 + i)
+          try store.write(time: historyTime(100 + i)) { tx in
             return try tx.insert(
               "AddressBook",
               [

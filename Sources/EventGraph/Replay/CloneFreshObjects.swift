@@ -257,26 +257,16 @@ extension EventStore {
     _ build: (GraphReader<WriteHandle>) throws -> (value: R, events: CommitCodec.EventBody, fresh: FreshObjects)
   ) throws -> (value: R, commit: CommitInfo) {
     if options.readOnly { throw StoreError.readOnly(path: path) }
-    while true {
-      try env.growIfNearlyFull()
-      let txn = try env.beginWrite()
-      try dbs.checkWritable(txn.handle, model: model, path: path)
-      do {
-        let reader = GraphReader(txn: txn.handle, dbs: dbs, model: model)
-        let end = try reader.logEnd()
-        let built = try build(reader)
-        try built.fresh.write(reader, sequence: end.sequence + 1)
-        try Validator(model: model, graph: FreshGraph(fresh: built.fresh, reader: reader)).validate(built.fresh.touched)
-        let commit = Commit(
-          number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
-          metadata: metadata, events: [])
-        let info = try Transaction.append(
-          commit, body: built.events, projector: Projector(txn: txn.handle, dbs: dbs, model: model))
-        try txn.commit()
-        return (built.value, info)
-      } catch let e as LMDBError where e == .mapFull {
-        try env.grow()
-      }
+    return try commits.run { batch, _ in
+      try batch.checkWritable()
+      let reader = batch.reader
+      let end = try batch.currentLogEnd()
+      let built = try build(reader)
+      try built.fresh.write(reader, sequence: end.sequence + 1)
+      try Validator(model: model, graph: FreshGraph(fresh: built.fresh, reader: reader)).validate(built.fresh.touched)
+      let info = try batch.append(
+        body: built.events, metadata: metadata, projector: Projector(txn: batch.handle, dbs: dbs, model: model))
+      return (built.value, info)
     }
   }
 }

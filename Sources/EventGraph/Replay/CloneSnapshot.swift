@@ -198,26 +198,10 @@ struct SnapshotWriter {
   /// Appends one commit of already chosen events.
   @discardableResult
   mutating func append(_ events: [Event], time: Date, metadata: CommitMetadata) throws -> CommitInfo {
-    let env = store.env
-    while true {
-      try env.growIfNearlyFull()
-      let txn = try env.beginWrite()
-      do {
-        let projector = Projector(txn: txn.handle, dbs: store.dbs, model: store.model)
-        for e in events { try projector.apply(e) }
-        let end = try projector.reader.logEnd()
-        let commit = Commit(
-          number: end.commit + 1, firstSequence: end.sequence + 1, time: time, modelVersion: store.model.version,
-          metadata: metadata, events: events)
-        let info = try Transaction.append(commit, projector: projector)
-        try txn.commit()
-        commits += 1
-        self.events += events.count
-        return info
-      } catch let e as LMDBError where e == .mapFull {
-        try env.grow()
-      }
-    }
+    let info = try store.commits.run { batch, _ in try batch.append(events, time: time, metadata: metadata) }
+    commits += 1
+    self.events += events.count
+    return info
   }
 
   /// Notes that the event at original sequence `original` became `copy`.

@@ -27,7 +27,7 @@ extension EventStore {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     let log = dbs.log
     return try Replay.run(
-      env: env, dbs: dbs, model: model,
+      into: commits,
       readLog: { txn, from, visit in
         try txn.forEach(log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
       }, progress: progress)
@@ -56,7 +56,7 @@ extension EventStore {
     }
     do {
       let counts = try Replay.run(
-        env: scratchEnv, dbs: scratchDBs, model: model,
+        into: CommitWriter(env: scratchEnv, dbs: scratchDBs, model: model, path: scratch),
         readLog: { _, from, visit in
           try source.forEach(dbs.log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v)
           }

@@ -34,42 +34,39 @@ package enum Replay {
     }
   }
 
-  /// Replays `source`'s log (read through `read`) into `dbs` of `env`, batch by batch,
-  /// starting from empty projections.
+  /// Replays a log (read through `readLog`) into the projections of `writer`'s databases,
+  /// batch by batch, starting from empty projections.
   ///
   /// - Parameters:
   ///   - readLog: visits log entries from a sequence, in order, until the visitor says stop;
   ///     for a rebuild it reads through the same write transaction.
   ///   - progress: called after each batch with the events replayed so far.
   static func run(
-    env: Environment, dbs: StoreDatabases, model: Model,
+    into writer: CommitWriter,
     readLog: (WriteHandle, UInt64, (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws -> Void,
     progress: (Int) -> Void = { _ in }
   ) throws -> (commits: Int, events: Int) {
-    var next: UInt64 = 1
-    var previous: (commit: UInt64, sequence: UInt64) = (0, 0)
+    var previous = LogEnd(commit: 0, sequence: 0)
     var commits = 0
     var events = 0
     var first = true
     while true {
-      try env.growIfNearlyFull()
-      let txn = try env.beginWrite()
-      var batchCommits = 0
-      var batchEvents = 0
-      var batchPrevious = previous
-      var done = true
-      do {
-        let projector = Projector(txn: txn.handle, dbs: dbs, model: model)
+      let (end, batchCommits, batchEvents, done) = try writer.run { batch, _ in
+        var batchCommits = 0
+        var batchEvents = 0
+        var end = previous
+        var done = true
+        let projector = Projector(txn: batch.handle, dbs: batch.dbs, model: batch.model)
         if first {
-          for (_, db) in dbs.projections { try txn.empty(db) }
+          for (_, db) in batch.dbs.projections { try batch.handle.empty(db) }
           // Marks the projections as incomplete until the last batch lands.
-          try txn.put(dbs.meta, key: MetaKey.rebuilding, value: "1")
+          try batch.handle.put(batch.dbs.meta, key: MetaKey.rebuilding, value: "1")
         }
-        try readLog(txn.handle, next) { key, bytes in
+        try readLog(batch.handle, previous.sequence + 1) { key, bytes in
           var reader = try CommitCodec.EventReader(bytes, context: "log entry \(key)")
-          try checkOrder(reader.header, key: key, previous: batchPrevious)
+          try checkOrder(reader.header, key: key, previous: (end.commit, end.sequence))
           try project(&reader, projector)
-          batchPrevious = (reader.header.number, reader.lastSequence)
+          end = LogEnd(commit: reader.header.number, sequence: reader.lastSequence)
           batchCommits += 1
           batchEvents += reader.eventCount
           if batchEvents >= Self.batchEvents {
@@ -79,15 +76,11 @@ package enum Replay {
           return true
         }
         try projector.writeObjects()
-        if done { try txn.delete(dbs.meta, key: MetaKey.rebuilding) }
-        try txn.commit()
-      } catch let e as LMDBError where e == .mapFull {
-        try env.grow()
-        continue  // redo this batch in a bigger map
+        if done { try batch.handle.delete(batch.dbs.meta, key: MetaKey.rebuilding) }
+        return (end, batchCommits, batchEvents, done)
       }
       first = false
-      previous = batchPrevious
-      next = previous.sequence + 1
+      previous = end
       commits += batchCommits
       events += batchEvents
       progress(events)

@@ -24,11 +24,16 @@ package final class StoreService: Sendable {
   /// Databases opened after the store (consumers, projections), by name.
   private let opened = Mutex<[String: Database]>([:])
 
-  package init(env: Environment, dbs: StoreDatabases, model: Model, path: String, readOnly: Bool) {
+  /// The writer thread's path to the log.
+  let commits: CommitWriter
+
+  init(commits: CommitWriter, readOnly: Bool) {
+    self.commits = commits
+    let (env, dbs, model) = (commits.env, commits.dbs, commits.model)
     self.env = env
     self.dbs = dbs
     self.model = model
-    self.path = path
+    self.path = commits.path
     self.readOnly = readOnly
     self.notifier = LogNotifier(dataFile: path + "/data.mdb") { [env, dbs, model] in
       try? env.read { txn in try GraphReader(txn: txn.handle, dbs: dbs, model: model).logEnd().sequence }

@@ -98,74 +98,60 @@ extension StoreService {
     var results: [Result<WriteOutcome, any Error>] = []
     var served = batch.count
     var lastSequence: UInt64?
-    // After a rerun in a bigger map the batch is what it was: it takes no more.
-    var takesMore = true
     let expected = queue.expectedBatch(max: Self.maxBatch)
     var deadline: Date?
     while true {
-      results.removeAll(keepingCapacity: true)
-      lastSequence = nil
       do {
-        try env.growIfNearlyFull()
-        let txn = try env.beginWrite()
-        try checkWritable(txn.handle)
-        var ends = BatchEnds()
-        // Commits run straight share one projector, its buffers and its caches' storage.
-        let shared =
-          straight ? Projector(txn: txn.handle, dbs: dbs, model: model) : nil
-        var next = 0
-        var full = false
-        while true {
-          while next < batch.count {
-            do {
-              let outcome = try perform(batch[next].work, in: txn.handle, ends: &ends, straight: shared)
-              if case .committed(let info?, _) = outcome { lastSequence = info.lastSequence }
-              results.append(.success(outcome))
-            } catch let e as LMDBError where e == .mapFull {
-              throw e  // the whole batch runs again in a bigger map
-            } catch let e as SpeculationFailed {
-              throw e  // the whole batch runs again, nested
-            } catch let e as LMDBError where e == .transactionFull && next > 0 {
-              full = true  // commit what fits; the rest goes back to the front of the queue
-              break
-            } catch {
-              results.append(.failure(error))
+        try commits.run { txn, reruns in
+          results.removeAll(keepingCapacity: true)
+          lastSequence = nil
+          // Run again (in a bigger map, or nested), the batch is what it was: it takes no more.
+          let takesMore = reruns == 0 && !failed
+          try txn.checkWritable()
+          var next = 0
+          var full = false
+          while true {
+            while next < batch.count {
+              do {
+                let outcome = try perform(batch[next].work, in: txn, straight: straight)
+                if case .committed(let info?, _) = outcome { lastSequence = info.lastSequence }
+                results.append(.success(outcome))
+              } catch let e as LMDBError where e == .mapFull {
+                throw e  // the whole batch runs again in a bigger map
+              } catch let e as SpeculationFailed {
+                throw e  // the whole batch runs again, nested
+              } catch let e as LMDBError where e == .transactionFull && next > 0 {
+                full = true  // commit what fits; the rest goes back to the front of the queue
+                break
+              } catch {
+                results.append(.failure(error))
+              }
+              next += 1
             }
-            next += 1
+            guard takesMore, !full, batch.count < Self.maxBatch else { break }
+            let more: [WriteRequest]
+            if batch.count < expected {
+              let until = deadline ?? Date(timeIntervalSinceNow: Self.linger)
+              deadline = until
+              more = queue.takeMore(max: Self.maxBatch - batch.count, until: until)
+            } else {
+              // What is queued already joins without waiting, so the batch can grow past the
+              // recent peak when more callers commit.
+              more = queue.takeQueued(max: Self.maxBatch - batch.count)
+            }
+            if more.isEmpty { break }
+            batch += more
           }
-          guard takesMore, !full, batch.count < Self.maxBatch else { break }
-          let more: [WriteRequest]
-          if batch.count < expected {
-            let until = deadline ?? Date(timeIntervalSinceNow: Self.linger)
-            deadline = until
-            more = queue.takeMore(max: Self.maxBatch - batch.count, until: until)
-          } else {
-            // What is queued already joins without waiting, so the batch can grow past the
-            // recent peak when more callers commit.
-            more = queue.takeQueued(max: Self.maxBatch - batch.count)
-          }
-          if more.isEmpty { break }
-          batch += more
+          served = next
         }
-        served = next
-        try txn.commit()
         countBatch()
         break
       } catch is SpeculationFailed {
-        takesMore = false
         straight = false
         failed = true
-      } catch let e as LMDBError where e == .mapFull {
-        takesMore = false
-        do {
-          try env.grow()
-        } catch {
-          for r in batch { queue.finish(r, .failure(error)) }
-          queue.batchEnded(size: batch.count)
-          return
-        }
       } catch {
-        // Nothing of the batch landed: a failed check before any request ran, or a failed commit.
+        // Nothing of the batch landed: a failed check before any request ran, a failed
+        // commit, or a map that could not grow.
         for r in batch { queue.finish(r, .failure(error)) }
         queue.batchEnded(size: batch.count)
         return
@@ -182,36 +168,22 @@ extension StoreService {
     }
   }
 
-  /// The checks every commit makes first (shared with ``EventStore/write(metadata:_:)``).
-  private func checkWritable(_ txn: WriteHandle) throws {
-    try dbs.checkWritable(txn, model: model, path: path)
-  }
-
-  /// What the commits of a batch so far have left for the next one to know without
-  /// reading it back: the log's end and the next identity (both unknown at first).
-  struct BatchEnds {
-    var log: (commit: UInt64, sequence: UInt64)?
-    var nextObject: UInt64?
-  }
-
-  /// Runs one request inside the batch's transaction `txn`; `ends` moves on only when a
-  /// commit lands.
+  /// Runs one request inside the batch's transaction; the batch's log end and next
+  /// identity move on only when a commit lands.
   ///
   /// A commit runs in a nested transaction, rolled back alone when it is refused, unless
-  /// given `straight`, the batch's projector: then it writes into `txn` itself, through that
-  /// projector, and a refusal after it may have written throws ``SpeculationFailed`` (see
-  /// ``Speculation``).
-  private func perform(_ work: WriteWork, in txn: WriteHandle, ends: inout BatchEnds, straight: Projector?) throws
-    -> WriteOutcome
-  {
+  /// `straight`: then it writes into the batch's transaction itself, sharing the batch's
+  /// projector buffers, and a refusal after it may have written throws ``SpeculationFailed``
+  /// (see ``Speculation``).
+  private func perform(_ work: WriteWork, in batch: CommitBatch, straight: Bool) throws -> WriteOutcome {
     switch work {
     case .side(let body):
-      try txn.nested { child in try body(child.handle) }
+      try batch.handle.nested { child in try body(child.handle) }
       return .done
     case .commit(let w):
-      let reader = GraphReader(txn: txn, dbs: dbs, model: model)
+      let reader = batch.reader
       if let key = w.metadata.idempotencyKey,
-        let first = try txn.withValue(dbs.dedupe, key: key, { BigEndianKey.decode($0) }) ?? nil
+        let first = try batch.handle.withValue(dbs.dedupe, key: key, { BigEndianKey.decode($0) }) ?? nil
       {
         guard let info = try reader.commitInfo(at: first) else {
           throw StoreError.corrupt("idempotency key '\(key)' points at sequence \(first), where no commit starts")
@@ -219,43 +191,29 @@ extension StoreService {
         return .duplicate(info)
       }
       for e in w.expectations { try check(e, reader) }
-      let before = ends
-      var after = ends
-      func run(_ handle: WriteHandle, _ projector: Projector?, wrote: inout Bool) throws -> WriteOutcome {
-        let tx =
-          projector.map { Transaction(model: model, projector: $0, metadata: w.metadata) }
-          ?? Transaction(model: model, dbs: dbs, handle: handle, metadata: w.metadata)
+      func run(_ b: CommitBatch, wrote: inout Bool) throws -> WriteOutcome {
+        let tx = b.transaction(metadata: w.metadata, sharingBuffers: straight)
         defer {
           wrote = tx.hasWritten
           tx.close()
         }
-        tx.knownLogEnd = before.log
-        tx.nextObject = before.nextObject
         let value = try w.body(tx)
-        try refuseKeySetInside(tx, given: w.metadata, in: handle)  // refused alone, as a commit that throws
-        let info = try tx.finish()
-        if let info { try projections.applyInline(after: info, of: tx, in: handle) }
-        if let info { after.log = (info.number, info.lastSequence) }
-        after.nextObject = tx.nextObject
+        try refuseKeySetInside(tx, given: w.metadata, in: b.handle)  // refused alone, as a commit that throws
+        let info = try b.commit(tx)
+        if let info { try projections.applyInline(after: info, of: tx, in: b.handle) }
         return .committed(info, value: value)
       }
-      let outcome: WriteOutcome
       var wrote = false
-      if let straight {
-        do {
-          outcome = try run(txn, straight, wrote: &wrote)
-        } catch let e as LMDBError where e == .mapFull {
-          throw e  // the batch runs again in a bigger map, straight still
-        } catch let e where !wrote && !(e is LMDBError) {
-          throw e  // refused before it wrote anything (its closure threw first): alone already
-        } catch {
-          throw SpeculationFailed()
-        }
-      } else {
-        outcome = try txn.nested { child in try run(child.handle, nil, wrote: &wrote) }
+      guard straight else { return try batch.nested { inner in try run(inner, wrote: &wrote) } }
+      do {
+        return try run(batch, wrote: &wrote)
+      } catch let e as LMDBError where e == .mapFull {
+        throw e  // the batch runs again in a bigger map, straight still
+      } catch let e where !wrote && !(e is LMDBError) {
+        throw e  // refused before it wrote anything (its closure threw first): alone already
+      } catch {
+        throw SpeculationFailed()
       }
-      ends = after  // the commit landed
-      return outcome
     }
   }
 

@@ -76,6 +76,8 @@ public final class EventStore: Sendable {
   private let registryKey: String
   /// The writer thread, the log's notifier, consumers and projections (Service/).
   package let service: StoreService
+  /// The one path of commits to the log.
+  package let commits: CommitWriter
   /// What this handle's last ``write(metadata:_:)`` left, for the next one to trust
   /// instead of reading it back when no other write came between (see ``LastCommit``).
   private let lastCommit = Mutex<LastCommit?>(nil)
@@ -163,7 +165,9 @@ public final class EventStore: Sendable {
     self.path = path
     self.options = options
     self.storeID = id
-    self.service = StoreService(env: env, dbs: dbs, model: model, path: path, readOnly: options.readOnly)
+    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path)
+    self.commits = commits
+    self.service = StoreService(commits: commits, readOnly: options.readOnly)
   }
 
   static func environmentOptions(_ o: StoreOptions) -> EnvironmentOptions {
@@ -202,34 +206,38 @@ public final class EventStore: Sendable {
   ///   property), or ``LMDBError``.
   @discardableResult
   public func write<R>(metadata: CommitMetadata = .init(), _ body: (Transaction) throws -> R) throws -> WriteResult<R> {
+    try write(metadata: metadata, time: nil, body)
+  }
+
+  /// ``write(metadata:_:)`` with the commit stamped `time` instead of now (tests that need
+  /// the same bytes from every run).
+  @discardableResult
+  func write<R>(metadata: CommitMetadata = .init(), time: Date?, _ body: (Transaction) throws -> R) throws
+    -> WriteResult<R>
+  {
     if options.readOnly { throw StoreError.readOnly(path: path) }
-    while true {
-      try env.growIfNearlyFull()
-      let txn = try env.beginWrite()
-      let id = txn.handle.transactionID
+    let (result, id) = try commits.run { batch, _ in
+      let id = batch.handle.transactionID
       // Taken, not read: a transaction that does not commit leaves nothing to trust.
       let last = lastCommit.withLock { $0.take() }.flatMap { $0.transaction &+ 1 == id ? $0 : nil }
       // The last commit passed these checks, and nothing was written since.
-      if last == nil { try dbs.checkWritable(txn.handle, model: model, path: path) }
-      try service.refuseRepeatedKey(metadata, in: txn.handle)
-      let tx = Transaction(model: model, dbs: dbs, handle: txn.handle, metadata: metadata)
-      tx.knownLogEnd = last?.logEnd
-      do {
-        defer { tx.isOpen = false }
-        let value = try body(tx)
-        try service.refuseKeySetInside(tx, given: metadata, in: txn.handle)
-        let info = try tx.finish()
-        if let info { try service.willCommit(info, of: tx, in: txn.handle) }
-        try txn.commit()
-        if let info {
-          lastCommit.withLock { $0 = LastCommit(transaction: id, logEnd: (info.number, info.lastSequence)) }
-          service.didCommit(info)
-        }
-        return WriteResult(value: value, commit: info)
-      } catch let e as LMDBError where e == .mapFull {
-        try env.grow()
-      }
+      if let last { batch.logEnd = last.logEnd } else { try batch.checkWritable() }
+      try service.refuseRepeatedKey(metadata, in: batch.handle)
+      let tx = batch.transaction(metadata: metadata)
+      defer { tx.close() }
+      let value = try body(tx)
+      try service.refuseKeySetInside(tx, given: metadata, in: batch.handle)
+      let info = try batch.commit(tx, time: time)
+      if let info { try service.willCommit(info, of: tx, in: batch.handle) }
+      return (WriteResult(value: value, commit: info), id)
     }
+    if let info = result.commit {
+      lastCommit.withLock {
+        $0 = LastCommit(transaction: id, logEnd: LogEnd(commit: info.number, sequence: info.lastSequence))
+      }
+      service.didCommit(info)
+    }
+    return result
   }
 
   /// Forces commits made with ``StoreOptions/Durability/relaxed`` to disk.
@@ -246,7 +254,7 @@ public final class EventStore: Sendable {
 /// moves the ID on, and the log's end is read from the log again.
 private struct LastCommit: Sendable {
   let transaction: UInt64
-  let logEnd: (commit: UInt64, sequence: UInt64)
+  let logEnd: LogEnd
 }
 
 /// The stores open in this process, by resolved path.

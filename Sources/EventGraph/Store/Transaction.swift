@@ -15,49 +15,25 @@ public final class Transaction: GraphReading {
   /// The commit's metadata; the closure may fill it in.
   public var metadata: CommitMetadata
   var isOpen = true
-  /// The identity the next insert gets; `nil` until the first insert reads it from the
-  /// identities (the writer thread passes it on from the commit before in its batch).
-  package var nextObject: UInt64?
-  /// The log's end before this commit, when the caller knows it (the writer thread, from
-  /// the commit before in its batch); `nil` reads it from the log.
-  package var knownLogEnd: (commit: UInt64, sequence: UInt64)?
-
-  /// The commit's time; `nil` stamps it with the time of commit.
-  ///
-  /// An upcast keeps the
-  /// source commit's time.
-  package var commitTime: Date?
-  /// Identities to give the next inserts, in order, before counting on from the last one
-  /// (an upcast keeps the identities of objects mapped one to one).
-  package var nextIdentities: [ObjectID] = []
-  /// Whether `finish` appends a log entry; an intermediate step of an upcast chain keeps
-  /// only the projection (the next step's source state).
-  package var writesLog = true
+  /// The write transaction's batch: it gives identities and appends the commit.
+  let batch: CommitBatch
 
   /// The projector's model, stored again so that a name lookup per `set` borrows it
   /// rather than copying it out of the projector.
   public let model: Model
 
-  package init(model: Model, dbs: StoreDatabases, handle: WriteHandle, metadata: CommitMetadata) {
-    self.projector = Projector(txn: handle, dbs: dbs, model: model)
-    self.model = model
+  /// A transaction recording into `batch` through `projector` (made by
+  /// ``CommitBatch/transaction(metadata:sharingBuffers:)``).
+  init(batch: CommitBatch, projector: Projector, metadata: CommitMetadata) {
+    self.batch = batch
+    self.projector = projector
+    self.model = projector.model
     self.metadata = metadata
     events.reserveCapacity(Self.eventsExpected)
   }
 
   /// Room for the events of a small commit, made at once: one allocation, not one per doubling.
   private static let eventsExpected = 4
-
-  /// A transaction that works through `projector`, left by a commit before it in the same
-  /// LMDB transaction (the writer thread's batch): its buffers are reused, its state of the
-  /// last commit dropped (``Projector/startCommit()``).
-  package init(model: Model, projector: Projector, metadata: CommitMetadata) {
-    projector.startCommit()
-    self.projector = projector
-    self.model = model
-    self.metadata = metadata
-    events.reserveCapacity(Self.eventsExpected)
-  }
 
   func checkOpen() throws {
     if !isOpen { throw StoreError.transactionEnded }
@@ -72,7 +48,7 @@ public final class Transaction: GraphReading {
 
   /// Whether this transaction may have written to LMDB: an event was applied or tried
   /// (the commit, the history and the object records follow only events).
-  package private(set) var hasWritten = false
+  private(set) var hasWritten = false
 
   // MARK: - Reading (sees this transaction's changes)
 
@@ -129,7 +105,7 @@ public final class Transaction: GraphReading {
 
   /// Inserts an object of `e` with the defaults of the attributes whose names are not `given`.
   private func insert(_ e: Entity, given: (String) -> Bool) throws -> ObjectID {
-    let id = ObjectID(try allocateID())
+    let id = ObjectID(try batch.allocateObject())
     try emit(.insert(id, entity: e.id))
     for a in e.attributes {
       if let d = a.defaultValue, !given(a.name) { try emit(.set(id, attribute: a.id, value: d)) }
@@ -140,10 +116,13 @@ public final class Transaction: GraphReading {
   /// Inserts a new object with attribute values already resolved against its entity: the
   /// insert, the defaults of the attributes not given, and a `set` per given value (an
   /// upcast's destination drafts take this path, with no name lookups).
-  package func insert(_ e: Entity, values: [(Attribute, Value?)]) throws -> ObjectID {
+  ///
+  /// - Parameter identity: the identity to give it (an upcast keeps a source object's);
+  ///   when `nil`, the next one.
+  package func insert(_ e: Entity, values: [(Attribute, Value?)], identity: ObjectID? = nil) throws -> ObjectID {
     try checkOpen()
     guard !e.isAbstract else { throw StoreError.abstractEntity(e.name) }
-    let id = ObjectID(try allocateID())
+    let id = try identity ?? ObjectID(batch.allocateObject())
     try emit(.insert(id, entity: e.id))
     for a in e.attributes {
       // A short list: a scan costs less than hashing.
@@ -170,13 +149,6 @@ public final class Transaction: GraphReading {
     let id = try insert(try insertable(entityName)) { name in values.contains { $0.key == name && $0.value != nil } }
     for (k, v) in values { try set(id, k, v) }
     return id
-  }
-
-  private func allocateID() throws -> UInt64 {
-    if !nextIdentities.isEmpty { return nextIdentities.removeFirst().rawValue }
-    let next = try nextObject ?? (projector.reader.lastObjectID() + 1)
-    nextObject = next + 1
-    return next
   }
 
   /// Sets an attribute (`nil` removes the value).
@@ -409,55 +381,8 @@ public final class Transaction: GraphReading {
     try emit(.delete(id))
   }
 
-  // MARK: - Committing
-
-  /// Validates the touched objects, appends the commit and flushes the projection.
-  package func finish() throws -> CommitInfo? {
-    try checkOpen()
-    guard !events.isEmpty else { return nil }
-    try Validator(model: model, graph: self).validate(projector.sortedTouched())
-    guard writesLog else {
-      projector.forgetTouched()
-      try projector.writeObjects()
-      return nil
-    }
-    let end = try knownLogEnd ?? projector.reader.logEnd()
-    let commit = Commit(
-      number: end.commit + 1, firstSequence: end.sequence + 1, time: commitTime ?? Date(), modelVersion: model.version,
-      metadata: metadata, events: events)
-    return try Self.append(commit, projector: projector)
-  }
+  // MARK: - Ending
 
   /// Ends the transaction's use (its closure returned).
   package func close() { isOpen = false }
-
-  /// Writes a commit whose events were already applied: the log entry, the dedupe key,
-  /// and the flushed projection.
-  ///
-  /// Shared by live commits and replay.
-  static func append(_ commit: Commit, projector: Projector) throws -> CommitInfo {
-    try append(commit, record: CommitCodec.encode(commit), lastSequence: commit.lastSequence, projector: projector)
-  }
-
-  /// Writes a commit whose events were encoded as they were made (a clone's), instead of
-  /// the commit's `events`.
-  static func append(_ commit: Commit, body: CommitCodec.EventBody, projector: Projector) throws -> CommitInfo {
-    try append(
-      commit, record: CommitCodec.encode(commit, body: body),
-      lastSequence: commit.firstSequence + UInt64(body.count) - 1, projector: projector)
-  }
-
-  private static func append(_ commit: Commit, record bytes: [UInt8], lastSequence: UInt64, projector: Projector)
-    throws -> CommitInfo
-  {
-    let dbs = projector.dbs
-    try projector.txn.put(dbs.log, key: StoreKey.sequence(commit.firstSequence), value: bytes, flags: .append)
-    if let key = commit.metadata.idempotencyKey {
-      try projector.txn.put(dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
-    }
-    try projector.flush(commitSequence: commit.firstSequence)
-    let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(commit.time)) / 1000)
-    return CommitInfo(
-      number: commit.number, firstSequence: commit.firstSequence, lastSequence: lastSequence, time: time)
-  }
 }

@@ -6,8 +6,8 @@ extension Upcaster {
   /// the log ends; at the end of the log, the switch to the destination version.
   ///
   /// - Returns: whether the source log was finished (and the store switched).
-  func runBatch(into report: inout UpcastReport) throws -> Bool {
-    let txn = try env.beginWrite()
+  func runBatch(_ batch: CommitBatch, into report: inout UpcastReport) throws -> Bool {
+    let txn = batch.handle
     let meta = sourceDBs.meta
     guard let cp = try txn.get(meta, key: keys.checkpoint),
       let checkpoint = BigEndianKey.decode(cp),
@@ -16,11 +16,11 @@ extension Upcaster {
     // Another writer may have added source objects since the upcast started (it writes
     // batch by batch): their identities may be given already.
     guard let b = try txn.get(meta, key: keys.base), let base = BigEndianKey.decode(b),
-      try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID() < base
+      try GraphReader(txn: txn, dbs: sourceDBs, model: first.sourceModel).lastObjectID() < base
     else { throw SourceIdentitiesOverlap() }
     // The first step's source state lives for the batch (it applies the source events); a
     // later step reads what the step before it wrote, fresh for every commit.
-    let sourceProjector = Projector(txn: txn.handle, dbs: stages[0].source, model: first.sourceModel)
+    let sourceProjector = Projector(txn: txn, dbs: stages[0].source, model: first.sourceModel)
     var done = true
     var last = checkpoint
     var events = 0
@@ -38,18 +38,18 @@ extension Upcaster {
     }
     let associations = stages.map {
       Associations(
-        txn: txn.handle, forward: $0.forward, reverse: $0.reverse,
+        txn: txn, forward: $0.forward, reverse: $0.reverse,
         keepsReverse: $0.mapping.mappings.contains { $0.policy != nil })
     }
     for c in commits {
       var input = c.events
       for (i, stage) in stages.enumerated() {
         let projector =
-          i == 0 ? sourceProjector : Projector(txn: txn.handle, dbs: stage.source, model: stage.mapping.sourceModel)
+          i == 0 ? sourceProjector : Projector(txn: txn, dbs: stage.source, model: stage.mapping.sourceModel)
         associations[i].forgetRemembered()
         let (written, output) = try migrate(
           c, events: input, stage: stage, sourceProjector: projector, applySource: i == 0,
-          associations: associations[i], handle: txn.handle, nextID: &nextID)
+          associations: associations[i], batch: batch, nextID: &nextID)
         input = output
         if stage.isFinal, let written {
           report.commitsWritten += 1
@@ -80,7 +80,6 @@ extension Upcaster {
         try txn.empty(stage.reverse)
       }
     }
-    try txn.commit()
     return done
   }
 
@@ -90,7 +89,7 @@ extension Upcaster {
   /// - Returns: the commit written, and the destination events (the next step's input).
   private func migrate(
     _ c: Commit, events: [Event], stage: Stage, sourceProjector: Projector, applySource: Bool,
-    associations: Associations, handle: WriteHandle, nextID: inout UInt64
+    associations: Associations, batch: CommitBatch, nextID: inout UInt64
   ) throws -> (CommitInfo?, [Event]) {
     let mapping = stage.mapping
     // 1. The source state after the commit, and the objects whose mapping may change.
@@ -111,9 +110,8 @@ extension Upcaster {
     // 2. One destination transaction, with the source commit's time and metadata.
     var metadata = c.metadata
     metadata.sourceCommit = c.firstSequence
-    let tx = Transaction(model: mapping.destinationModel, dbs: stage.output, handle: handle, metadata: metadata)
-    tx.commitTime = c.time
-    tx.writesLog = stage.isFinal
+    let destination = batch.writing(to: stage.output, model: mapping.destinationModel)
+    let tx = destination.transaction(metadata: metadata)
     defer { tx.close() }
     let graph = SourceGraph(projector: sourceProjector)
     let context = UpcastContext(
@@ -190,7 +188,7 @@ extension Upcaster {
     }
     for m in active { try step("end", m) { try policy(m).end(m, manager: manager) } }
     do {
-      return (try tx.finish(), tx.events)
+      return (try destination.commit(tx, time: c.time, log: stage.isFinal), tx.events)
     } catch {
       throw MigrationError(
         "source commit \(c.number) (sequence \(c.firstSequence)): the destination commit is invalid: \(error)")
@@ -272,8 +270,7 @@ extension Upcaster {
         id = ObjectID(nextID)
         nextID += 1
       }
-      tx.nextIdentities = [id]
-      let d = try tx.insert(draft.entity, values: draft.values)
+      let d = try tx.insert(draft.entity, values: draft.values, identity: id)
       try associations.add(mapping: m.index, source: s.id, key: draft.key, destination: d)
       changes.associationsChanged.insert(pair)
     }

@@ -145,14 +145,14 @@ final class Upcaster {
     var batches = 0
     while true {
       if let stop = stopAfterBatches, batches >= stop { break }
-      try env.growIfNearlyFull()
       var batch = UpcastReport()
       let done: Bool
       do {
-        done = try runBatch(into: &batch)
-      } catch let e as LMDBError where e == .mapFull {
-        try env.grow()
-        continue  // the aborted batch is redone in a bigger map
+        // An aborted batch is redone in a bigger map, counted afresh.
+        done = try store.commits.run { txn, _ in
+          batch = UpcastReport()
+          return try runBatch(txn, into: &batch)
+        }
       } catch is SourceIdentitiesOverlap {
         // New source objects took identities the destination may have given already:
         // start over, so that they keep theirs (prepare sees the overlap and starts afresh).

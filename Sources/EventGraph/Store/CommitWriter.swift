@@ -1,0 +1,228 @@
+import Foundation
+import LMDB
+
+/// The one path by which commits reach the log.
+///
+/// Every writer of commits — ``EventStore/write(metadata:_:)``, the service's writer thread,
+/// clone, snapshot, rebuild and verify's replay, the upcaster, import and append — runs its
+/// write transaction here: ``run(_:)`` begins it, hands the caller a ``CommitBatch`` that
+/// appends commits one after another, commits it, and when LMDB reports the map full grows
+/// the map and runs the caller's closure again from the start in a fresh transaction.
+///
+/// ```swift
+/// let info = try writer.run { batch, _ in
+///   try batch.checkWritable()
+///   let tx = batch.transaction(metadata: metadata)
+///   try tx.insert("AddressBook", ["firstName": .string("桃")])
+///   return try batch.commit(tx)
+/// }
+/// ```
+package final class CommitWriter: Sendable {
+  let env: Environment
+  let dbs: StoreDatabases
+  let model: Model
+  let path: String
+
+  init(env: Environment, dbs: StoreDatabases, model: Model, path: String) {
+    self.env = env
+    self.dbs = dbs
+    self.model = model
+    self.path = path
+  }
+
+  /// Runs `body` in one write transaction and commits it.
+  ///
+  /// When LMDB reports the map full — while `body` writes or when the transaction commits —
+  /// nothing of the transaction lands: the map grows and `body` runs again in a fresh one,
+  /// told how many times it ran before (a batch of the writer thread takes no more requests
+  /// in a rerun). So `body` should act only through the batch.
+  ///
+  /// - Throws: what `body` throws (nothing is written then), or ``LMDBError``.
+  package func run<R>(_ body: (CommitBatch, _ reruns: Int) throws -> R) throws -> R {
+    var reruns = 0
+    while true {
+      try env.growIfNearlyFull()
+      let txn = try env.beginWrite()
+      do {
+        let batch = CommitBatch(handle: txn.handle, dbs: dbs, model: model, path: path)
+        // The batch's handle must not outlive the transaction: closed whatever happens.
+        defer { batch.isOpen = false }
+        let result = try body(batch, reruns)
+        try txn.commit()
+        return result
+      } catch let e as LMDBError where e == .mapFull {
+        try env.grow()
+        reruns += 1
+      }
+    }
+  }
+}
+
+/// The log's end: the last commit's number and its last event's sequence (0 and 0 when empty).
+package struct LogEnd: Sendable, Hashable {
+  package var commit: UInt64
+  package var sequence: UInt64
+}
+
+/// One write transaction of the ``CommitWriter``: the commits appended in it, in order, and
+/// what they leave for the next one to know without reading it back (the log's end, the
+/// next identity).
+package final class CommitBatch {
+  /// The transaction's handle: valid while ``isOpen``, which the writer clears when the
+  /// transaction ends.
+  package let handle: WriteHandle
+  let dbs: StoreDatabases
+  let model: Model
+  let path: String
+  fileprivate(set) var isOpen = true
+  /// The log's end as this batch's commits left it, `nil` until first needed (a caller that
+  /// knows it, as a handle whose last commit was the transaction before, may set it).
+  var logEnd: LogEnd?
+  /// The identity the next insert gets, `nil` until the first insert reads it.
+  var nextObject: UInt64?
+  /// A projector left by the batch's last commit, for the next to reuse its buffers
+  /// (commits run straight in the writer thread's batches).
+  private var sharedProjector: Projector?
+
+  init(handle: WriteHandle, dbs: StoreDatabases, model: Model, path: String) {
+    self.handle = handle
+    self.dbs = dbs
+    self.model = model
+    self.path = path
+  }
+
+  /// The checks made before the first commit of a transaction: no rebuild left
+  /// unfinished, and the active model version still the one this store was opened at.
+  func checkWritable() throws {
+    try dbs.checkWritable(handle, model: model, path: path)
+  }
+
+  /// A reader of the graph as this batch's commits left it.
+  var reader: GraphReader<WriteHandle> { GraphReader(txn: handle, dbs: dbs, model: model) }
+
+  /// The log's end, read once and then kept up to date by the commits of this batch.
+  func currentLogEnd() throws -> LogEnd {
+    if let logEnd { return logEnd }
+    let end = try reader.logEnd()
+    let known = LogEnd(commit: end.commit, sequence: end.sequence)
+    logEnd = known
+    return known
+  }
+
+  /// The identity for an insert: the next one counted from the last identity in the store.
+  func allocateObject() throws -> UInt64 {
+    let next = try nextObject ?? (reader.lastObjectID() + 1)
+    nextObject = next + 1
+    return next
+  }
+
+  // MARK: - Commits recorded by a transaction
+
+  /// A transaction for the user's closure, writing into this batch.
+  ///
+  /// With `sharingBuffers`, commits made one after another reuse one projector's buffers
+  /// (its state of the last commit is dropped first).
+  package func transaction(metadata: CommitMetadata, sharingBuffers: Bool = false) -> Transaction {
+    guard sharingBuffers else {
+      return Transaction(batch: self, projector: Projector(txn: handle, dbs: dbs, model: model), metadata: metadata)
+    }
+    let projector = sharedProjector ?? Projector(txn: handle, dbs: dbs, model: model)
+    sharedProjector = projector
+    projector.startCommit()
+    return Transaction(batch: self, projector: projector, metadata: metadata)
+  }
+
+  /// Validates the objects `tx` touched, appends its events as one commit and flushes the
+  /// projection; `nil` when it recorded no event.
+  ///
+  /// - Parameters:
+  ///   - time: the commit's time; now when `nil` (an upcast keeps its source commit's).
+  ///   - log: whether a log record is written; an intermediate step of an upcast chain keeps
+  ///     only the projection, the next step's source state.
+  /// - Throws: ``StoreError/validation(object:property:message:)`` and the store's errors;
+  ///   the transaction may have written then, and must be dropped.
+  package func commit(_ tx: Transaction, time: Date? = nil, log: Bool = true) throws -> CommitInfo? {
+    try tx.checkOpen()
+    guard !tx.events.isEmpty else { return nil }
+    let projector = tx.projector
+    try Validator(model: tx.model, graph: tx).validate(projector.sortedTouched())
+    guard log else {
+      projector.forgetTouched()
+      try projector.writeObjects()
+      return nil
+    }
+    let end = try currentLogEnd()
+    let commit = Commit(
+      number: end.commit + 1, firstSequence: end.sequence + 1, time: time ?? Date(), modelVersion: tx.model.version,
+      metadata: tx.metadata, events: tx.events)
+    return try append(
+      commit, record: CommitCodec.encode(commit), lastSequence: commit.lastSequence, projector: projector)
+  }
+
+  // MARK: - Commits made elsewhere
+
+  /// Applies `events` and appends them as one commit, unchecked by the model's rules (a
+  /// snapshot's replay of a valid graph).
+  func append(_ events: [Event], time: Date, metadata: CommitMetadata) throws -> CommitInfo {
+    let projector = Projector(txn: handle, dbs: dbs, model: model)
+    for e in events { try projector.apply(e) }
+    let end = try currentLogEnd()
+    let commit = Commit(
+      number: end.commit + 1, firstSequence: end.sequence + 1, time: time, modelVersion: model.version,
+      metadata: metadata, events: events)
+    return try append(
+      commit, record: CommitCodec.encode(commit), lastSequence: commit.lastSequence, projector: projector)
+  }
+
+  /// Appends a commit whose events were encoded as they were made (a clone's) and whose
+  /// object records the caller wrote; `projector` has the rest of the projection to flush.
+  func append(body: CommitCodec.EventBody, metadata: CommitMetadata, projector: Projector) throws -> CommitInfo {
+    let end = try currentLogEnd()
+    let commit = Commit(
+      number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
+      metadata: metadata, events: [])
+    return try append(
+      commit, record: CommitCodec.encode(commit, body: body),
+      lastSequence: commit.firstSequence + UInt64(body.count) - 1, projector: projector)
+  }
+
+  /// Writes a commit whose events were applied: the log record, the idempotency key, and
+  /// the flushed projection; the batch's log end moves on.
+  private func append(_ commit: Commit, record bytes: [UInt8], lastSequence: UInt64, projector: Projector)
+    throws -> CommitInfo
+  {
+    try handle.put(dbs.log, key: StoreKey.sequence(commit.firstSequence), value: bytes, flags: .append)
+    if let key = commit.metadata.idempotencyKey {
+      try handle.put(dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
+    }
+    try projector.flush(commitSequence: commit.firstSequence)
+    logEnd = LogEnd(commit: commit.number, sequence: lastSequence)
+    let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(commit.time)) / 1000)
+    return CommitInfo(
+      number: commit.number, firstSequence: commit.firstSequence, lastSequence: lastSequence, time: time)
+  }
+
+  // MARK: - Nesting and other versions
+
+  /// A batch in the same transaction that writes the databases of another version (an
+  /// upcast's destination, or a step of its chain), starting from that log's end.
+  package func writing(to dbs: StoreDatabases, model: Model) -> CommitBatch {
+    CommitBatch(handle: handle, dbs: dbs, model: model, path: path)
+  }
+
+  /// Runs `body` in a nested transaction whose batch starts from this one's ends; they move
+  /// on only when `body` returns (a refused commit of the writer thread's batch is rolled
+  /// back alone).
+  func nested<R>(_ body: (CommitBatch) throws -> R) throws -> R {
+    try handle.nested { child in
+      let inner = CommitBatch(handle: child.handle, dbs: dbs, model: model, path: path)
+      defer { inner.isOpen = false }
+      inner.logEnd = logEnd
+      inner.nextObject = nextObject
+      let result = try body(inner)
+      logEnd = inner.logEnd
+      nextObject = inner.nextObject
+      return result
+    }
+  }
+}
