@@ -23,7 +23,7 @@ enum StoreBenchmark {
     // Batched appends: 1,000 events a commit = 100 objects × (insert + 9 sets of 100 bytes).
     // In four rounds whose order turns (raw, raw append, SQLite, store; raw append, SQLite,
     // store, raw; …), each side a quarter of the events: one shot each swung with the
-    // machine's mood (the store against SQLite 1.15× to 1.91× in one sitting). Each C
+    // machine's mood (the store against SQLite 1.15× to 1.91× over nine runs of one build). Each C
     // baseline starts afresh every round; the store grows to all the events, which the
     // figures after this one read.
     let appendRounds = 4

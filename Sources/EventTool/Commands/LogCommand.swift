@@ -8,7 +8,7 @@ struct LogCommand: ToolCommand {
       OptionSpec("from", valueName: "SEQ", help: "Start at event SEQ."),
       OptionSpec("to", valueName: "SEQ", help: "Stop after event SEQ."),
       OptionSpec("object", valueName: "ID", help: "Only the events about this object (Entity/N), from its history."),
-      OptionSpec("json", help: "One JSON object per event (FORMATS.md)."),
+      OptionSpec("json", help: "One JSON object per event (Docs/formats.md)."),
       OptionSpec("follow", help: "Keep printing new commits as they land, from any process, until interrupted."),
       OptionSpec(
         "consumer", valueName: "NAME",
