@@ -225,6 +225,11 @@ extension TransactionWriting where Self: ~Copyable {
     try check(mdb_drop(transactionHandle.pointer, db.dbi, 0), "mdb_drop")
   }
 
+  /// Deletes a named database and closes its handle: the handle must not be used again.
+  public func drop(_ db: Database) throws(LMDBError) {
+    try check(mdb_drop(transactionHandle.pointer, db.dbi, 1), "mdb_drop(delete)")
+  }
+
   /// Opens or creates a named database inside this transaction.
   public func openDatabase(_ name: String?, flags: DatabaseFlags = [], create: Bool) throws(LMDBError)
     -> Database?

@@ -12,7 +12,14 @@ import Synchronization
 //
 // `--pause MS` sleeps after each commit (a steady live stream for followers).
 //
+// `--checkpoint` writes, with each commit, the checkpoint "stress" holding the number of
+// groups the commit leaves (decimal): a crash must leave both or neither.
+//
+// `--switch-versions` makes each step a commit at the active version followed by a switch to
+// the other of versions 1 and 2 (installed on first use), reopening the store after it.
+//
 // Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME] [--async T] [--pause MS]
+//        [--checkpoint] [--switch-versions]
 struct Settings: Sendable {
   var path: String
   var perCommit: Int
@@ -20,6 +27,8 @@ struct Settings: Sendable {
   var author: String
   var tasks: Int
   var pause: Double
+  var checkpoint: Bool
+  var switchVersions: Bool
 
   init?(_ args: [String]) {
     guard let path = args.first else { return nil }
@@ -33,14 +42,21 @@ struct Settings: Sendable {
     author = option("--author") ?? "stress"
     tasks = Int(option("--async") ?? "") ?? 0
     pause = (Double(option("--pause") ?? "") ?? 0) / 1000
+    checkpoint = args.contains("--checkpoint")
+    switchVersions = args.contains("--switch-versions")
   }
 }
 
 enum StressWriter {
   static func open(_ path: String) throws -> EventStore {
     if FileManager.default.fileExists(atPath: path + "/data.mdb") { return try EventStore(path: path) }
-    let model = try Model(
-      name: "Stress", version: 1,
+    return try EventStore.create(at: path, model: model(version: 1))
+  }
+
+  /// The stress model, at `version` (the same entities in every version).
+  static func model(version: Int) throws -> Model {
+    try Model(
+      name: "Stress", version: version,
       entities: [
         EntityDescription(
           name: "Group", attributes: [AttributeDescription(name: "batch", type: .int64)],
@@ -56,7 +72,6 @@ enum StressWriter {
           ],
           relationships: [RelationshipDescription(name: "group", destination: "Group", inverse: "items")]),
       ])
-    return try EventStore.create(at: path, model: model)
   }
 
   /// One commit: a group of `perCommit` items, all with batch number `batch`.
@@ -67,12 +82,37 @@ enum StressWriter {
         "Item", ["batch": .int64(Int64(batch)), "payload": .string("\(s.author)-\(batch)-\(i)")])
       try tx.link(g, "items", item)
     }
+    if s.checkpoint {
+      let groups = try tx.objects(of: "Group").count
+      try tx.setCheckpoint(Checkpoint(name: "stress", value: Array(String(groups).utf8)))
+    }
+  }
+
+  /// Commits and switches versions back and forth, reopening the store for each step.
+  static func switchVersions(_ s: Settings) throws {
+    var n = 0
+    while n < s.count {
+      n += 1
+      try switchStep(batch: n, s)
+      report(n)
+    }
+  }
+
+  /// A commit at the active version, then a switch to the other; the store closes on return
+  /// (one handle per process), so the next step opens it at its new version.
+  private static func switchStep(batch: Int, _ s: Settings) throws {
+    let store = try open(s.path)
+    let other = store.model.version == 1 ? 2 : 1
+    if try !store.versions().contains(other) { try store.installVersion(try model(version: other)) }
+    try store.write { tx in try fill(tx, batch: batch, s) }
+    try store.switchVersion(to: other)
   }
 
   /// Unbuffered, so the parent sees each line as soon as the commit has returned.
   static func report(_ batch: Int) { FileHandle.standardOutput.write(Data("done \(batch)\n".utf8)) }
 
   static func run(_ s: Settings) async throws {
+    if s.switchVersions { return try switchVersions(s) }
     let store = try open(s.path)
     let metadata = CommitMetadata(author: s.author)
     guard s.tasks > 0 else {

@@ -67,3 +67,18 @@ extension CommitCodec {
     }
   }
 }
+
+extension CommitCodec {
+  /// Reads a record held in an array through an ``EventReader``.
+  ///
+  /// - Throws: ``CorruptionError`` for a record that fails its checksum or does not
+  ///   decode, and what `body` throws.
+  static func read<R>(_ bytes: [UInt8], context: String, _ body: (inout EventReader) throws -> R) throws -> R {
+    // SAFETY: the reader points into `bytes`, which live for this call; it is passed to
+    // `body` inout and dropped when `body` returns.
+    try bytes.withUnsafeBytes { raw in
+      var reader = try EventReader(raw, context: context)
+      return try body(&reader)
+    }
+  }
+}

@@ -31,6 +31,8 @@ package struct StoreDatabases: Sendable {
   package let prefix: String
 
   static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index"]
+  /// The databases every version has: its log and its projections.
+  static let versionedNames = ["log"] + projectionNames
 
   package static func name(_ base: String, version: Int, prefix: String = "") -> String {
     "\(prefix)\(base).v\(version)"

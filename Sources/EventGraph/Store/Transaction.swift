@@ -50,6 +50,9 @@ public final class Transaction: GraphReading {
   /// (the commit, the history and the object records follow only events).
   private(set) var hasWritten = false
 
+  /// Notes a write made beside the events (a checkpoint).
+  func markWritten() { hasWritten = true }
+
   // MARK: - Reading (sees this transaction's changes)
 
   public func object(_ id: ObjectID) throws -> ObjectState? {
