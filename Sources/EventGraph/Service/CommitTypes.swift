@@ -1,5 +1,3 @@
-import Foundation
-
 /// A version a commit states it expects, checked when its turn comes in the writer: if the
 /// store has moved on, the commit is refused with a ``ConflictError`` and nothing of it is
 /// written (optimistic concurrency, like an event store's expected revision).
