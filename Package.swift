@@ -20,9 +20,12 @@ let package = Package(
     // CRC-32C with the processor's CRC instructions.
     .systemLibrary(name: "CISAL", path: "Sources/CISAL"),
     .target(name: "LMDB", dependencies: ["CLMDB"]),
-    .target(name: "EventGraph", dependencies: ["LMDB", "CISAL"]),
-    .target(name: "EventGraphMigration", dependencies: ["EventGraph"]),
-    .target(name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration"]),
+    // The text formats' building blocks (JSON, DOT, ISO 8601 dates, spelling suggestions),
+    // shared by the library, the migrations and the tool; not a product, so not public API.
+    .target(name: "EventGraphText"),
+    .target(name: "EventGraph", dependencies: ["LMDB", "CISAL", "EventGraphText"]),
+    .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
+    .target(name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration", "EventGraphText"]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
     // A child process for the crash and multi-process tests.
     .executableTarget(name: "StressWriter", dependencies: ["EventGraph"]),
@@ -32,9 +35,12 @@ let package = Package(
     // The seeded generator shared by every randomized test.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
-    .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "LMDB", "TestSupport"]),
-    .testTarget(name: "EventGraphMigrationTests", dependencies: ["EventGraphMigration", "EventGraph", "LMDB", "TestSupport"]),
-    .testTarget(name: "EventToolTests", dependencies: ["EventTool", "EventGraph", "eventtool", "StressWriter", "TestSupport"]),
+    .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "EventGraphText", "LMDB", "TestSupport"]),
+    .testTarget(
+      name: "EventGraphMigrationTests",
+      dependencies: ["EventGraphMigration", "EventGraph", "EventGraphText", "LMDB", "TestSupport"]),
+    .testTarget(
+      name: "EventToolTests", dependencies: ["EventTool", "EventGraph", "EventGraphText", "eventtool", "StressWriter", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import EventGraph
+import EventGraphText
 import Foundation
 import LMDB
 import Synchronization

@@ -112,8 +112,8 @@ struct CloneBadInputTests {
     do {
       try f.store.clone(root: f.seed.company, asOf: f.end)
     } catch let e as StoreError {
-      guard case .referenceToDeleted(_, _, let target) = e else { throw e }
-      #expect(target == "Department/\(department.rawValue)")
+      guard e.code == .referenceToDeleted else { throw e }
+      #expect(e.target == "Department/\(department.rawValue)")
     }
     let copy = try f.store.clone(
       root: f.seed.company, policy: ["department": .skip, "departments": .skip], asOf: f.end)
@@ -127,8 +127,8 @@ struct CloneBadInputTests {
     #expect {
       try f.store.clone(root: f.seed.company, overrides: ["Company.founded": .value(.binary([1]))])
     } throws: { error in
-      guard case StoreError.wrongType(_, let attribute, _) = error else { return false }
-      return attribute == "founded"
+      guard let e = error as? StoreError, e.code == .wrongType else { return false }
+      return e.property == "founded"
     }
     try f.expectUnchanged()
   }

@@ -61,9 +61,9 @@ struct ClonePropertyTests {
       #expect {
         try store.clone(root: root, policy: overrides, asOf: asOf)
       } throws: { error in
-        switch error {
-        case StoreError.referenceWouldMove: steals
-        case StoreError.referenceToDeleted: dangles
+        switch (error as? StoreError)?.code {
+        case .referenceWouldMove?: steals
+        case .referenceToDeleted?: dangles
         default: false
         }
       }

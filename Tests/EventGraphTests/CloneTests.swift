@@ -163,8 +163,8 @@ struct CloneTests {
     #expect {
       try source.clone(root: seed.company, into: target)
     } throws: { error in
-      guard case StoreError.referenceOutsideStore(let object, let relationship, _) = error else { return false }
-      return object == "Company/\(seed.company.rawValue)" && relationship == "departments"
+      guard let e = error as? StoreError, e.code == .referenceOutsideStore else { return false }
+      return e.object == "Company/\(seed.company.rawValue)" && e.property == "departments"
     }
     #expect(try target.read { try $0.logEnd() } == (0, 0))
 

@@ -1,3 +1,4 @@
+import EventGraphText
 import TestSupport
 import Testing
 

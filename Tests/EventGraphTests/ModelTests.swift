@@ -1,3 +1,4 @@
+import EventGraphText
 import Foundation
 import TestSupport
 import Testing

@@ -105,8 +105,8 @@ struct ProjectedObjectTests {
     #expect {
       try store.write { tx throws in try tx.set(o, "label", nil) }
     } throws: { error in
-      guard case StoreError.validation(_, let property, _) = error else { return false }
-      return property == "label"
+      guard let e = error as? StoreError, e.code == .validation else { return false }
+      return e.property == "label"
     }
     try store.write { tx throws in
       try tx.set(o, "label", nil)

@@ -120,7 +120,7 @@ struct ServiceCommitTests {
             do {
               try await store.commit { tx in try tx.insert("Item", ["task": .int64(Int64(t))]) }
               tally.surprises.append("an item without a name landed")
-            } catch StoreError.validation(_, let property, _) where property == "name" {
+            } catch let e as StoreError where e.code == .validation && e.property == "name" {
               tally.refused += 1
             }
             // The closure throws after changing things.

@@ -157,8 +157,8 @@ struct StoreTests {
     #expect {
       try store.write { tx throws in try tx.delete(dept) }
     } throws: { error in
-      guard case StoreError.validation(let object, let property, _) = error else { return false }
-      return object == "Department/\(dept.rawValue)" && property == "employees"
+      guard let e = error as? StoreError, e.code == .validation else { return false }
+      return e.object == "Department/\(dept.rawValue)" && e.property == "employees"
     }
     try store.read { s throws in
       #expect(try s.logEnd() == before)
@@ -297,8 +297,8 @@ struct StoreTests {
     #expect {
       try store.write { tx throws in _ = try tx.insert("AddressBook", ["firstName": .string("only")]) }
     } throws: { error in
-      guard case StoreError.validation(let object, let property, _) = error else { return false }
-      return object.hasPrefix("AddressBook/") && property == "lastName"
+      guard let e = error as? StoreError, e.code == .validation else { return false }
+      return e.object?.hasPrefix("AddressBook/") == true && e.property == "lastName"
     }
     // A wrong type is refused at once.
     #expect(throws: StoreError.self) {
@@ -330,8 +330,8 @@ struct StoreTests {
         _ = try tx.insert("PhoneBook", ["phoneNumber": .string("1"), "type": .int64(70_000)])
       }
     } throws: { error in
-      guard case StoreError.wrongType(_, let attribute, let detail) = error else { return false }
-      return attribute == "type" && detail.contains("70000")
+      guard let e = error as? StoreError, e.code == .wrongType else { return false }
+      return e.property == "type" && e.detail?.contains("70000") == true
     }
   }
 
@@ -357,8 +357,8 @@ struct StoreTests {
     #expect {
       _ = try EventStore(path: dir)
     } throws: { error in
-      guard case StoreError.notAStore(let path, _) = error else { return false }
-      return path == dir
+      guard let e = error as? StoreError, e.code == .notAStore else { return false }
+      return e.path == dir
     }
     _ = FileManager.default.createFile(atPath: dir + "/data.mdb", contents: Data(repeating: 7, count: 8192))
     #expect(throws: StoreError.self) { _ = try EventStore(path: dir) }
@@ -425,8 +425,7 @@ struct OpeningTests {
     #expect {
       _ = try EventStore(path: store.path)
     } throws: { error in
-      guard case StoreError.alreadyOpen = error else { return false }
-      return true
+      (error as? StoreError)?.code == .alreadyOpen
     }
     // Through another spelling of the same path, too.
     #expect(throws: StoreError.self) { _ = try EventStore(path: store.path + "/../store") }
@@ -446,8 +445,8 @@ struct OpeningTests {
     #expect {
       _ = try EventStore(path: path)
     } throws: { error in
-      guard case StoreError.newerFormat(_, let found, let supported) = error else { return false }
-      return found == 99 && supported == EventStore.formatVersion
+      guard let e = error as? StoreError, e.code == .newerFormat else { return false }
+      return e.version == 99 && e.expectedVersion == EventStore.formatVersion
     }
   }
 

@@ -31,8 +31,8 @@ struct ValidationTests {
     do {
       try store.write { tx throws in try body(tx) }
       return false
-    } catch StoreError.validation(_, let p, let m) {
-      return p == property && m.contains(message)
+    } catch let e as StoreError where e.code == .validation {
+      return e.property == property && e.detail?.contains(message) == true
     } catch {
       return false
     }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Appends the binary encodings of the store: LEB128 varints, zigzag integers,
 /// little-endian fixed-width floats, length-prefixed bytes.
 struct BinaryWriter {

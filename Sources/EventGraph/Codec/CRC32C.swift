@@ -1,4 +1,4 @@
-import CISAL
+internal import CISAL
 
 /// CRC-32C (Castagnoli), the checksum of every commit record (and of an upcast's
 /// fingerprint).

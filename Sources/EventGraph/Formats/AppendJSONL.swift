@@ -1,3 +1,5 @@
+internal import EventGraphText
+
 /// The result of appending one commit of a JSON Lines event file.
 public struct AppendedCommit: Sendable {
   /// The file's label for the commit.

@@ -1,7 +1,15 @@
+internal import EventGraphText
+
 /// The JSON form of events (FORMATS.md, "Events as JSON"), as `eventtool log --json` prints them.
 extension GraphReading {
+  /// One event as a line of JSON, with names resolved through the model, as
+  /// `eventtool log --json` prints it.
+  public func jsonText(_ event: Event, sequence: UInt64, commit: Commit) -> String {
+    json(event, sequence: sequence, commit: commit).serialized()
+  }
+
   /// One event as a JSON object, with names resolved through the model.
-  public func json(_ event: Event, sequence: UInt64, commit: Commit) -> JSON {
+  func json(_ event: Event, sequence: UInt64, commit: Commit) -> JSON {
     var f = [
       JSONField("seq", .int(Int64(sequence))), JSONField("commit", .int(Int64(commit.number))),
       JSONField("time", .string(ISO8601.format(commit.time))), JSONField("type", .string(event.kindName)),

@@ -1,3 +1,5 @@
+internal import EventGraphText
+
 /// Bad input in a JSON Lines file: the line, the field, and what is wrong.
 public struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
   /// 1-based line number in the input.

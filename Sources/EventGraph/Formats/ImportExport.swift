@@ -1,3 +1,4 @@
+internal import EventGraphText
 import LMDB
 
 /// What an import did.

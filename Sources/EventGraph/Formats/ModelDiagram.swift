@@ -1,3 +1,5 @@
+internal import EventGraphText
+
 /// Graphviz DOT for models: entities with their attributes, relationships with their
 /// inverses and to-many arity, inheritance.
 extension Model {
@@ -43,26 +45,6 @@ extension Model {
         out +=
           "\(indent)\(DOT.quote(prefix + e.name)) -> \(DOT.quote(prefix + dest.name)) [label=\(DOT.quote(label)), dir=both, arrowhead=\(head), arrowtail=\(tail)];\n"
       }
-    }
-    return out
-  }
-}
-
-/// Quoting for DOT.
-public enum DOT {
-  /// A double-quoted DOT string.
-  ///
-  /// Backslashes are kept: DOT reads `\l` and `\n` in labels.
-  public static func quote(_ s: String) -> String {
-    "\"" + s.replacingOccurrences(of: "\"", with: "\\\"") + "\""
-  }
-
-  /// Text inside a record label, with the record's special characters escaped.
-  public static func record(_ s: String) -> String {
-    var out = ""
-    for c in s {
-      if "{}|<>".contains(c) { out.append("\\") }
-      out.append(c)
     }
     return out
   }

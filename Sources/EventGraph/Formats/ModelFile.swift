@@ -1,3 +1,4 @@
+internal import EventGraphText
 import Foundation
 
 /// Reading and writing `*.model.json` (FORMATS.md, "Model file").
@@ -25,7 +26,7 @@ extension Model {
   }
 
   /// Builds and checks a model from its JSON form.
-  public init(json: JSON, file: String = "model") throws(ModelError) {
+  init(json: JSON, file: String = "model") throws(ModelError) {
     do {
       let root = try JSONObjectReader(json, context: "")
       try root.rejectUnknownKeys(allowed: ["name", "version", "entities"])
@@ -107,8 +108,11 @@ extension Model {
     return e
   }
 
-  /// The model file form of this model; loading it gives an equal model.
-  public var json: JSON {
+  /// The model file form of this model, on one line; loading it gives an equal model.
+  public var jsonText: String { json.serialized() }
+
+  /// The model file form of this model as a JSON value.
+  var json: JSON {
     .object([
       JSONField("name", .string(name)), JSONField("version", .int(Int64(version))),
       JSONField("entities", .array(descriptions.map(Self.json))),

@@ -1,3 +1,5 @@
+internal import EventGraphText
+
 /// The JSON Lines shape of one object (FORMATS.md, "Import / export").
 public struct ObjectRecord: Sendable, Hashable {
   public var id: String
@@ -10,7 +12,11 @@ public struct ObjectRecord: Sendable, Hashable {
   public static func == (a: Self, b: Self) -> Bool { a.json == b.json }
   public func hash(into h: inout Hasher) { h.combine(json) }
 
-  public var json: JSON {
+  /// The record as one line of the export format, as `eventtool export` and `show` print it.
+  public var jsonText: String { json.serialized() }
+
+  /// The record as a JSON object.
+  var json: JSON {
     var fields = [
       JSONField("id", .string(id)), JSONField("entity", .string(entity)),
       JSONField("attributes", .object(attributes.map { JSONField($0.name, $0.value.json) })),

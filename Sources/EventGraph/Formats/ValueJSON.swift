@@ -1,10 +1,11 @@
+internal import EventGraphText
 import Foundation
 
 /// Values in the JSON formats: strings, numbers, booleans and `null`; dates as ISO 8601
 /// strings, binary as base64, decimals as strings (so no digit is lost).
 extension Value {
   /// The JSON form of a value.
-  public var json: JSON {
+  var json: JSON {
     switch self {
     case .string(let s): .string(s)
     case .int16(let n): .int(Int64(n))
@@ -24,7 +25,7 @@ extension Value {
   /// Reads a value of `type` from its JSON form; `nil` for JSON `null`.
   ///
   /// - Throws: ``ValueError`` saying what did not fit.
-  public static func fromJSON(_ json: JSON, as type: AttributeType) throws(ValueError) -> Value? {
+  static func fromJSON(_ json: JSON, as type: AttributeType) throws(ValueError) -> Value? {
     switch (json, type) {
     case (.null, _): return nil
     case (.string(let s), .string): return .string(s)

@@ -1,37 +1,150 @@
 /// A model that cannot be used, with the entity and property at fault.
-public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
-  case unknownEntity(String)
-  case duplicateEntity(String)
-  case duplicateProperty(entity: String, property: String)
-  case unknownParent(entity: String, parent: String)
-  case inheritanceCycle(entity: String)
-  case unknownDestination(entity: String, relationship: String, destination: String)
-  case unknownInverse(entity: String, relationship: String, inverse: String)
-  case inverseMismatch(entity: String, relationship: String, inverse: String, detail: String)
-  case invalidDefault(entity: String, attribute: String, detail: String)
-  case invalidCounts(entity: String, relationship: String, detail: String)
-  case orderedToOne(entity: String, relationship: String)
-  case invalidName(String)
-  case tooLarge(String)
-  /// A model file that cannot be read: the file, where, and what is wrong.
-  case invalidFile(file: String, detail: String)
+///
+/// A struct rather than an enum, so that new kinds of fault can be added without
+/// breaking callers (GRDB's `DatabaseError` and `ResultCode` do the same). Match on the
+/// ``code`` and read the fields that say where:
+///
+/// ```swift
+/// do {
+///   model = try Model(contentsOf: "AddressBook.v2.model.json")
+/// } catch let e as ModelError where e.code == .invalidFile {
+///   print("\(e.file ?? "model"): \(e.detail ?? "")")
+/// }
+/// ```
+///
+/// Errors compare equal when their code and all their fields are equal.
+public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What kind of fault an error is; compare with the constants (`e.code == .unknownEntity`).
+  public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// A name that is no entity of the model.
+    public static let unknownEntity = Code(rawValue: "unknownEntity")
+    /// Two entities of one name.
+    public static let duplicateEntity = Code(rawValue: "duplicateEntity")
+    /// Two properties of one name in an entity (with its parents).
+    public static let duplicateProperty = Code(rawValue: "duplicateProperty")
+    /// A parent entity that does not exist.
+    public static let unknownParent = Code(rawValue: "unknownParent")
+    /// Entities that inherit from each other.
+    public static let inheritanceCycle = Code(rawValue: "inheritanceCycle")
+    /// A relationship to an entity that does not exist.
+    public static let unknownDestination = Code(rawValue: "unknownDestination")
+    /// An inverse relationship that does not exist in the destination.
+    public static let unknownInverse = Code(rawValue: "unknownInverse")
+    /// An inverse relationship that does not lead back.
+    public static let inverseMismatch = Code(rawValue: "inverseMismatch")
+    /// A default value that does not fit its attribute.
+    public static let invalidDefault = Code(rawValue: "invalidDefault")
+    /// Minimum and maximum counts that contradict each other or the relationship.
+    public static let invalidCounts = Code(rawValue: "invalidCounts")
+    /// An ordered to-one relationship.
+    public static let orderedToOne = Code(rawValue: "orderedToOne")
+    /// A name that is not letters, digits and `_`.
+    public static let invalidName = Code(rawValue: "invalidName")
+    /// More entities or properties than the store's identifiers hold.
+    public static let tooLarge = Code(rawValue: "tooLarge")
+    /// A model file that cannot be read: the file, where, and what is wrong.
+    public static let invalidFile = Code(rawValue: "invalidFile")
+  }
+
+  /// What kind of fault this is.
+  public let code: Code
+  /// The entity at fault.
+  public let entity: String?
+  /// The attribute or relationship at fault.
+  public let property: String?
+  /// The name that is wrong: a missing parent, destination or inverse, or an invalid name.
+  public let name: String?
+  /// The model file (``Code/invalidFile``).
+  public let file: String?
+  /// What is wrong, in words.
+  public let detail: String?
+
+  private init(
+    _ code: Code, entity: String? = nil, property: String? = nil, name: String? = nil, file: String? = nil,
+    detail: String? = nil
+  ) {
+    self.code = code
+    self.entity = entity
+    self.property = property
+    self.name = name
+    self.file = file
+    self.detail = detail
+  }
 
   public var description: String {
-    switch self {
-    case .unknownEntity(let e): "unknown entity '\(e)'"
-    case .duplicateEntity(let e): "entity '\(e)' is declared twice"
-    case .duplicateProperty(let e, let p): "\(e).\(p): property is declared twice"
-    case .unknownParent(let e, let p): "\(e): parent entity '\(p)' does not exist"
-    case .inheritanceCycle(let e): "\(e): entity inheritance forms a cycle"
-    case .unknownDestination(let e, let r, let d): "\(e).\(r): destination entity '\(d)' does not exist"
-    case .unknownInverse(let e, let r, let i): "\(e).\(r): inverse '\(i)' does not exist in the destination"
-    case .inverseMismatch(let e, let r, let i, let d): "\(e).\(r): inverse '\(i)' \(d)"
-    case .invalidDefault(let e, let a, let d): "\(e).\(a): invalid default: \(d)"
-    case .invalidCounts(let e, let r, let d): "\(e).\(r): \(d)"
-    case .orderedToOne(let e, let r): "\(e).\(r): 'ordered' needs 'toMany'"
-    case .invalidName(let n): "invalid name '\(n)': names are letters, digits and '_', not starting with a digit"
-    case .tooLarge(let d): "model too large: \(d)"
-    case .invalidFile(let f, let d): "\(f): \(d)"
+    let (e, p, n, d) = (entity ?? "", property ?? "", name ?? "", detail ?? "")
+    switch code {
+    case .unknownEntity: return "unknown entity '\(e)'"
+    case .duplicateEntity: return "entity '\(e)' is declared twice"
+    case .duplicateProperty: return "\(e).\(p): property is declared twice"
+    case .unknownParent: return "\(e): parent entity '\(n)' does not exist"
+    case .inheritanceCycle: return "\(e): entity inheritance forms a cycle"
+    case .unknownDestination: return "\(e).\(p): destination entity '\(n)' does not exist"
+    case .unknownInverse: return "\(e).\(p): inverse '\(n)' does not exist in the destination"
+    case .inverseMismatch: return "\(e).\(p): inverse '\(n)' \(d)"
+    case .invalidDefault: return "\(e).\(p): invalid default: \(d)"
+    case .invalidCounts: return "\(e).\(p): \(d)"
+    case .orderedToOne: return "\(e).\(p): 'ordered' needs 'toMany'"
+    case .invalidName: return "invalid name '\(n)': names are letters, digits and '_', not starting with a digit"
+    case .tooLarge: return "model too large: \(d)"
+    case .invalidFile: return "\(file ?? ""): \(d)"
+    default: return "model error \(code)"
     }
+  }
+}
+
+// MARK: - The kinds of fault
+
+extension ModelError {
+  public static func unknownEntity(_ entity: String) -> Self { .init(.unknownEntity, entity: entity) }
+
+  public static func duplicateEntity(_ entity: String) -> Self { .init(.duplicateEntity, entity: entity) }
+
+  public static func duplicateProperty(entity: String, property: String) -> Self {
+    .init(.duplicateProperty, entity: entity, property: property)
+  }
+
+  public static func unknownParent(entity: String, parent: String) -> Self {
+    .init(.unknownParent, entity: entity, name: parent)
+  }
+
+  public static func inheritanceCycle(entity: String) -> Self { .init(.inheritanceCycle, entity: entity) }
+
+  public static func unknownDestination(entity: String, relationship: String, destination: String) -> Self {
+    .init(.unknownDestination, entity: entity, property: relationship, name: destination)
+  }
+
+  public static func unknownInverse(entity: String, relationship: String, inverse: String) -> Self {
+    .init(.unknownInverse, entity: entity, property: relationship, name: inverse)
+  }
+
+  public static func inverseMismatch(entity: String, relationship: String, inverse: String, detail: String) -> Self {
+    .init(.inverseMismatch, entity: entity, property: relationship, name: inverse, detail: detail)
+  }
+
+  public static func invalidDefault(entity: String, attribute: String, detail: String) -> Self {
+    .init(.invalidDefault, entity: entity, property: attribute, detail: detail)
+  }
+
+  public static func invalidCounts(entity: String, relationship: String, detail: String) -> Self {
+    .init(.invalidCounts, entity: entity, property: relationship, detail: detail)
+  }
+
+  public static func orderedToOne(entity: String, relationship: String) -> Self {
+    .init(.orderedToOne, entity: entity, property: relationship)
+  }
+
+  public static func invalidName(_ name: String) -> Self { .init(.invalidName, name: name) }
+
+  public static func tooLarge(_ detail: String) -> Self { .init(.tooLarge, detail: detail) }
+
+  public static func invalidFile(file: String, detail: String) -> Self {
+    .init(.invalidFile, file: file, detail: detail)
   }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Turns a collected subgraph into events: every object's insert and values first, then
 /// every link once, in an order that rebuilds ordered relationships exactly on both sides.
 ///

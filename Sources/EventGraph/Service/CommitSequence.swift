@@ -1,6 +1,3 @@
-import Foundation
-import LMDB
-
 /// The commits of the log from a position on, then live: ``EventStore/events(after:)``.
 ///
 /// Each step that finds nothing buffered reads up to 256 commits in one short read

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A version a commit states it expects, checked when its turn comes in the writer: if the
 /// store has moved on, the commit is refused with a ``ConflictError`` and nothing of it is
 /// written (optimistic concurrency, like an event store's expected revision).
@@ -69,36 +67,4 @@ public struct CommitResult<Value: Sendable>: Sendable {
   /// Whether the idempotency key was already in the store: nothing was appended and
   /// ``commit`` describes the first commit.
   public let isDuplicate: Bool
-}
-
-/// Why the service layer refused a request.
-public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// An idempotency key must be 1 to 400 bytes of UTF-8.
-  case invalidIdempotencyKey(String)
-  /// A consumer or projection name must be 1 to 200 bytes, without a `:`.
-  case invalidName(String)
-  /// A projection of this name is already registered with the store.
-  case projectionAlreadyRegistered(String)
-  /// The synchronous ``EventStore/write(metadata:_:)`` was given an idempotency key that is
-  /// already in the store: nothing was written; `commit` is the first commit with the key.
-  case alreadyCommitted(key: String, commit: CommitInfo)
-  /// The store object is being released: no more commits are taken.
-  case storeClosed(path: String)
-
-  public var description: String {
-    switch self {
-    case .invalidIdempotencyKey(let k): "idempotency key '\(k.prefix(40))' must be 1 to 400 bytes of UTF-8"
-    case .invalidName(let n): "'\(n.prefix(40))' is not a valid consumer or projection name (1 to 200 bytes, no ':')"
-    case .projectionAlreadyRegistered(let n): "a projection named '\(n)' is already registered with this store"
-    case .alreadyCommitted(let k, let c):
-      "idempotency key '\(k.prefix(40))' was already committed (commit \(c.number) at sequence \(c.firstSequence))"
-    case .storeClosed(let p): "\(p) is being closed: no more commits are taken"
-    }
-  }
-
-  /// Checks a consumer or projection name.
-  static func checkName(_ name: String) throws {
-    let n = name.utf8.count
-    guard n >= 1, n <= 200, !name.contains(":") else { throw ServiceError.invalidName(name) }
-  }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A projection that counts the live objects of each entity — the example projection that
 /// `eventtool` knows (`eventtool rebuild STORE --projection entity-counts`), and a model
 /// for your own: it keeps everything it needs in its own database, so a rebuild from the

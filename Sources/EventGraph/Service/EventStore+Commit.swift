@@ -1,5 +1,3 @@
-import Foundation
-
 extension EventStore {
   /// Commits what `body` does, from any task: concurrent commits are batched into one LMDB
   /// write transaction and one fsync by the store's writer thread; a commit that is refused

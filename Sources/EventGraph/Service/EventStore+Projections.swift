@@ -1,6 +1,3 @@
-import Foundation
-import LMDB
-
 extension EventStore {
   /// Maintains `projection` inline: from now on every commit of this process (through
   /// ``commit(expecting:idempotencyKey:metadata:_:)`` or ``write(metadata:_:)``) applies it

@@ -1,3 +1,4 @@
+internal import EventGraphText
 import Foundation
 import LMDB
 import Synchronization

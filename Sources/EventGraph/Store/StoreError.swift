@@ -1,91 +1,271 @@
 import LMDB
 
 /// Why the store refused an operation: what was wrong and where.
-public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// The directory is not an EventGraph store.
-  case notAStore(path: String, detail: String)
-  /// The store exists already (when creating).
-  case alreadyExists(path: String)
-  /// The store was written by a newer version of EventGraph.
-  case newerFormat(path: String, found: Int, supported: Int)
-  case unknownEntity(String)
-  case abstractEntity(String)
-  case unknownProperty(entity: String, property: String)
-  case notAnAttribute(entity: String, property: String)
-  case notARelationship(entity: String, property: String)
-  /// A value of the wrong type for an attribute.
-  case wrongType(object: String, attribute: String, detail: String)
-  /// No object has this identity (it never existed, or it was deleted).
-  case noSuchObject(String)
-  /// The object is not of the entity the relationship leads to.
-  case wrongDestination(object: String, relationship: String, target: String, expected: String)
-  case invalidPosition(object: String, relationship: String, position: Int, count: Int)
-  /// A commit broke a rule of the model: required value, counts, a deny delete rule.
-  case validation(object: String, property: String, message: String)
-  /// A stored event or record does not fit the model or the projection.
-  case corrupt(String)
-  /// The transaction was used after its closure returned.
-  case transactionEnded
-  case readOnly(path: String)
-  /// The model version asked for is not in the store.
-  case unknownModelVersion(Int)
-  /// The store is already open in this process (LMDB allows one handle per process).
-  case alreadyOpen(path: String)
-  /// The store's active model version changed (an upcast or rollback) since it was opened.
-  case versionChanged(path: String, opened: Int, active: Int)
-  /// A sequence past the end of the log.
-  case sequenceBeyondLog(UInt64, last: UInt64)
-  /// The object was deleted (or, with a sequence, did not exist as of that sequence).
-  case deletedObject(String, asOf: UInt64?)
-  /// Two stores that must share a model do not (a clone across stores).
-  case modelMismatch(source: String, target: String)
-  /// A clone's `reference` would move the target away from the original, because the
-  /// inverse relationship is to-one.
-  case referenceWouldMove(object: String, relationship: String, target: String, inverse: String)
-  /// A clone into another store cannot reference an object that is not copied with it.
-  case referenceOutsideStore(object: String, relationship: String, target: String)
-  /// A clone of the past cannot reference an object deleted since.
-  case referenceToDeleted(object: String, relationship: String, target: String)
-  case lmdb(LMDBError)
+///
+/// A struct rather than an enum, so that new kinds of refusal can be added without
+/// breaking callers (GRDB's `DatabaseError` and `ResultCode` do the same). Match on the
+/// ``code`` and read the fields that say where:
+///
+/// ```swift
+/// do {
+///   try store.write { tx in try tx.set(book, "name", .string("")) }
+/// } catch let e as StoreError where e.code == .validation {
+///   print("\(e.object ?? "?").\(e.property ?? "?") refused: \(e.detail ?? "")")
+/// }
+/// ```
+///
+/// Errors compare equal when their code and all their fields are equal.
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What kind of refusal an error is; compare with the constants (`e.code == .readOnly`).
+  public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// The directory is not an EventGraph store.
+    public static let notAStore = Code(rawValue: "notAStore")
+    /// The store exists already (when creating).
+    public static let alreadyExists = Code(rawValue: "alreadyExists")
+    /// The store was written by a newer version of EventGraph.
+    public static let newerFormat = Code(rawValue: "newerFormat")
+    /// The model has no entity of this name.
+    public static let unknownEntity = Code(rawValue: "unknownEntity")
+    /// An abstract entity cannot be inserted.
+    public static let abstractEntity = Code(rawValue: "abstractEntity")
+    /// The entity has no property of this name.
+    public static let unknownProperty = Code(rawValue: "unknownProperty")
+    /// A relationship was used as an attribute.
+    public static let notAnAttribute = Code(rawValue: "notAnAttribute")
+    /// An attribute was used as a relationship.
+    public static let notARelationship = Code(rawValue: "notARelationship")
+    /// A value of the wrong type for an attribute.
+    public static let wrongType = Code(rawValue: "wrongType")
+    /// No object has this identity (it never existed, or it was deleted).
+    public static let noSuchObject = Code(rawValue: "noSuchObject")
+    /// The object is not of the entity the relationship leads to.
+    public static let wrongDestination = Code(rawValue: "wrongDestination")
+    /// A position outside an ordered relationship.
+    public static let invalidPosition = Code(rawValue: "invalidPosition")
+    /// A commit broke a rule of the model: required value, counts, a deny delete rule.
+    public static let validation = Code(rawValue: "validation")
+    /// A stored event or record does not fit the model or the projection.
+    public static let corrupt = Code(rawValue: "corrupt")
+    /// The transaction was used after its closure returned.
+    public static let transactionEnded = Code(rawValue: "transactionEnded")
+    /// The store is open read-only.
+    public static let readOnly = Code(rawValue: "readOnly")
+    /// The model version asked for is not in the store.
+    public static let unknownModelVersion = Code(rawValue: "unknownModelVersion")
+    /// The store is already open in this process (LMDB allows one handle per process).
+    public static let alreadyOpen = Code(rawValue: "alreadyOpen")
+    /// The store's active model version changed (an upcast or rollback) since it was opened.
+    public static let versionChanged = Code(rawValue: "versionChanged")
+    /// A sequence past the end of the log.
+    public static let sequenceBeyondLog = Code(rawValue: "sequenceBeyondLog")
+    /// The object was deleted (or, with a sequence, did not exist as of that sequence).
+    public static let deletedObject = Code(rawValue: "deletedObject")
+    /// Two stores that must share a model do not (a clone across stores).
+    public static let modelMismatch = Code(rawValue: "modelMismatch")
+    /// A clone's `reference` would move the target away from the original.
+    public static let referenceWouldMove = Code(rawValue: "referenceWouldMove")
+    /// A clone into another store cannot reference an object that is not copied with it.
+    public static let referenceOutsideStore = Code(rawValue: "referenceOutsideStore")
+    /// A clone of the past cannot reference an object deleted since.
+    public static let referenceToDeleted = Code(rawValue: "referenceToDeleted")
+    /// LMDB refused; the error's `lmdb` field says how.
+    public static let lmdb = Code(rawValue: "lmdb")
+  }
+
+  /// What kind of refusal this is.
+  public let code: Code
+  /// The store directory.
+  public let path: String?
+  /// The entity at fault; for ``Code/wrongDestination``, the entity expected.
+  public let entity: String?
+  /// The object at fault, as `Entity/12`.
+  public let object: String?
+  /// The attribute or relationship at fault.
+  public let property: String?
+  /// The object a relationship leads to; for ``Code/modelMismatch``, the target's model.
+  public let target: String?
+  /// The inverse relationship (``Code/referenceWouldMove``).
+  public let inverse: String?
+  /// This store's model (``Code/modelMismatch``).
+  public let source: String?
+  /// What is wrong, in words.
+  public let detail: String?
+  /// The version found: the store format (``Code/newerFormat``), the model version asked
+  /// for (``Code/unknownModelVersion``) or now active (``Code/versionChanged``).
+  public let version: Int?
+  /// The version expected: the newest store format read (``Code/newerFormat``) or the
+  /// model version the store was opened at (``Code/versionChanged``).
+  public let expectedVersion: Int?
+  /// The position asked for (``Code/invalidPosition``).
+  public let position: Int?
+  /// The number of targets there are (``Code/invalidPosition``).
+  public let count: Int?
+  /// The sequence asked for (``Code/sequenceBeyondLog``, ``Code/deletedObject``).
+  public let sequence: UInt64?
+  /// The last sequence of the log (``Code/sequenceBeyondLog``).
+  public let lastSequence: UInt64?
+  /// LMDB's error (``Code/lmdb``).
+  public let lmdb: LMDBError?
+
+  private init(
+    _ code: Code, path: String? = nil, entity: String? = nil, object: String? = nil, property: String? = nil,
+    target: String? = nil, inverse: String? = nil, source: String? = nil, detail: String? = nil,
+    version: Int? = nil, expectedVersion: Int? = nil, position: Int? = nil, count: Int? = nil,
+    sequence: UInt64? = nil, lastSequence: UInt64? = nil, lmdb: LMDBError? = nil
+  ) {
+    self.code = code
+    self.path = path
+    self.entity = entity
+    self.object = object
+    self.property = property
+    self.target = target
+    self.inverse = inverse
+    self.source = source
+    self.detail = detail
+    self.version = version
+    self.expectedVersion = expectedVersion
+    self.position = position
+    self.count = count
+    self.sequence = sequence
+    self.lastSequence = lastSequence
+    self.lmdb = lmdb
+  }
 
   public var description: String {
-    switch self {
-    case .notAStore(let p, let d): "\(p) is not an EventGraph store: \(d)"
-    case .alreadyExists(let p): "\(p) already holds a store"
-    case .newerFormat(let p, let f, let s):
-      "\(p) was written by a newer EventGraph (store format \(f); this version reads up to \(s))"
-    case .unknownEntity(let e): "unknown entity '\(e)'"
-    case .abstractEntity(let e): "entity '\(e)' is abstract and cannot be inserted"
-    case .unknownProperty(let e, let p): "entity '\(e)' has no property '\(p)'"
-    case .notAnAttribute(let e, let p): "\(e).\(p) is a relationship, not an attribute"
-    case .notARelationship(let e, let p): "\(e).\(p) is an attribute, not a relationship"
-    case .wrongType(let o, let a, let d): "\(o).\(a): \(d)"
-    case .noSuchObject(let o): "no object \(o)"
-    case .wrongDestination(let o, let r, let t, let x): "\(o).\(r): \(t) is not a \(x)"
-    case .invalidPosition(let o, let r, let p, let c): "\(o).\(r): position \(p) is outside 0...\(c)"
-    case .validation(let o, let p, let m): "\(o).\(p): \(m)"
-    case .corrupt(let d): "store is corrupt: \(d)"
-    case .transactionEnded: "the transaction was used after its write closure returned"
-    case .readOnly(let p): "\(p) is open read-only"
-    case .unknownModelVersion(let v): "the store has no model version \(v)"
-    case .alreadyOpen(let p): "\(p) is already open in this process: share the one EventStore object"
-    case .versionChanged(let p, let o, let a):
-      "\(p) was opened at model version \(o) but is now at version \(a): open it again"
-    case .sequenceBeyondLog(let s, let last): "sequence \(s) is beyond the end of the log (last is \(last))"
-    case .deletedObject(let o, nil): "\(o) was deleted"
-    case .deletedObject(let o, let s?): "\(o) did not exist as of sequence \(s) (created later or deleted by then)"
-    case .modelMismatch(let s, let t): "the stores have different models: \(s) here, \(t) in the target"
-    case .referenceWouldMove(let o, let r, let t, let i):
-      "\(o).\(r): referencing \(t) from the copy would take it from the original (its inverse '\(i)' is to-one); copy it deep or skip it"
-    case .referenceOutsideStore(let o, let r, let t):
-      "\(o).\(r): \(t) is not copied and cannot be referenced from another store; copy it deep or skip it"
-    case .referenceToDeleted(let o, let r, let t):
-      "\(o).\(r): \(t) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
-    case .lmdb(let e): e.description
+    let (path, entity, object, property) = (path ?? "", entity ?? "", object ?? "", property ?? "")
+    let (target, detail, version, expected) = (target ?? "", detail ?? "", version ?? 0, expectedVersion ?? 0)
+    switch code {
+    case .notAStore: return "\(path) is not an EventGraph store: \(detail)"
+    case .alreadyExists: return "\(path) already holds a store"
+    case .newerFormat:
+      return "\(path) was written by a newer EventGraph (store format \(version); this version reads up to \(expected))"
+    case .unknownEntity: return "unknown entity '\(entity)'"
+    case .abstractEntity: return "entity '\(entity)' is abstract and cannot be inserted"
+    case .unknownProperty: return "entity '\(entity)' has no property '\(property)'"
+    case .notAnAttribute: return "\(entity).\(property) is a relationship, not an attribute"
+    case .notARelationship: return "\(entity).\(property) is an attribute, not a relationship"
+    case .wrongType, .validation: return "\(object).\(property): \(detail)"
+    case .noSuchObject: return "no object \(object)"
+    case .wrongDestination: return "\(object).\(property): \(target) is not a \(entity)"
+    case .invalidPosition: return "\(object).\(property): position \(position ?? 0) is outside 0...\(count ?? 0)"
+    case .corrupt: return "store is corrupt: \(detail)"
+    case .transactionEnded: return "the transaction was used after its write closure returned"
+    case .readOnly: return "\(path) is open read-only"
+    case .unknownModelVersion: return "the store has no model version \(version)"
+    case .alreadyOpen: return "\(path) is already open in this process: share the one EventStore object"
+    case .versionChanged:
+      return "\(path) was opened at model version \(expected) but is now at version \(version): open it again"
+    case .sequenceBeyondLog:
+      return "sequence \(sequence ?? 0) is beyond the end of the log (last is \(lastSequence ?? 0))"
+    case .deletedObject:
+      guard let sequence else { return "\(object) was deleted" }
+      return "\(object) did not exist as of sequence \(sequence) (created later or deleted by then)"
+    case .modelMismatch: return "the stores have different models: \(source ?? "") here, \(target) in the target"
+    case .referenceWouldMove:
+      return
+        "\(object).\(property): referencing \(target) from the copy would take it from the original (its inverse '\(inverse ?? "")' is to-one); copy it deep or skip it"
+    case .referenceOutsideStore:
+      return
+        "\(object).\(property): \(target) is not copied and cannot be referenced from another store; copy it deep or skip it"
+    case .referenceToDeleted:
+      return
+        "\(object).\(property): \(target) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
+    case .lmdb: return lmdb?.description ?? "LMDB failed"
+    default: return "store error \(code)"
     }
   }
 }
 
+// MARK: - The kinds of refusal
+
 extension StoreError {
+  public static func notAStore(path: String, detail: String) -> Self { .init(.notAStore, path: path, detail: detail) }
+
+  public static func alreadyExists(path: String) -> Self { .init(.alreadyExists, path: path) }
+
+  public static func newerFormat(path: String, found: Int, supported: Int) -> Self {
+    .init(.newerFormat, path: path, version: found, expectedVersion: supported)
+  }
+
+  public static func unknownEntity(_ entity: String) -> Self { .init(.unknownEntity, entity: entity) }
+
+  public static func abstractEntity(_ entity: String) -> Self { .init(.abstractEntity, entity: entity) }
+
+  public static func unknownProperty(entity: String, property: String) -> Self {
+    .init(.unknownProperty, entity: entity, property: property)
+  }
+
+  public static func notAnAttribute(entity: String, property: String) -> Self {
+    .init(.notAnAttribute, entity: entity, property: property)
+  }
+
+  public static func notARelationship(entity: String, property: String) -> Self {
+    .init(.notARelationship, entity: entity, property: property)
+  }
+
+  public static func wrongType(object: String, attribute: String, detail: String) -> Self {
+    .init(.wrongType, object: object, property: attribute, detail: detail)
+  }
+
+  public static func noSuchObject(_ object: String) -> Self { .init(.noSuchObject, object: object) }
+
+  public static func wrongDestination(object: String, relationship: String, target: String, expected: String) -> Self {
+    .init(.wrongDestination, entity: expected, object: object, property: relationship, target: target)
+  }
+
+  public static func invalidPosition(object: String, relationship: String, position: Int, count: Int) -> Self {
+    .init(.invalidPosition, object: object, property: relationship, position: position, count: count)
+  }
+
+  public static func validation(object: String, property: String, message: String) -> Self {
+    .init(.validation, object: object, property: property, detail: message)
+  }
+
+  public static func corrupt(_ detail: String) -> Self { .init(.corrupt, detail: detail) }
+
+  public static let transactionEnded = Self(.transactionEnded)
+
+  public static func readOnly(path: String) -> Self { .init(.readOnly, path: path) }
+
+  public static func unknownModelVersion(_ version: Int) -> Self { .init(.unknownModelVersion, version: version) }
+
+  public static func alreadyOpen(path: String) -> Self { .init(.alreadyOpen, path: path) }
+
+  public static func versionChanged(path: String, opened: Int, active: Int) -> Self {
+    .init(.versionChanged, path: path, version: active, expectedVersion: opened)
+  }
+
+  public static func sequenceBeyondLog(_ sequence: UInt64, last: UInt64) -> Self {
+    .init(.sequenceBeyondLog, sequence: sequence, lastSequence: last)
+  }
+
+  public static func deletedObject(_ object: String, asOf sequence: UInt64?) -> Self {
+    .init(.deletedObject, object: object, sequence: sequence)
+  }
+
+  public static func modelMismatch(source: String, target: String) -> Self {
+    .init(.modelMismatch, target: target, source: source)
+  }
+
+  public static func referenceWouldMove(object: String, relationship: String, target: String, inverse: String) -> Self {
+    .init(.referenceWouldMove, object: object, property: relationship, target: target, inverse: inverse)
+  }
+
+  public static func referenceOutsideStore(object: String, relationship: String, target: String) -> Self {
+    .init(.referenceOutsideStore, object: object, property: relationship, target: target)
+  }
+
+  public static func referenceToDeleted(object: String, relationship: String, target: String) -> Self {
+    .init(.referenceToDeleted, object: object, property: relationship, target: target)
+  }
+
+  public static func lmdb(_ error: LMDBError) -> Self { .init(.lmdb, lmdb: error) }
+
   init(_ e: CorruptionError) { self = .corrupt(e.description) }
 }

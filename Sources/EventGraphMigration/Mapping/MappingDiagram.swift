@@ -1,4 +1,5 @@
 import EventGraph
+internal import EventGraphText
 
 extension CompiledMapping {
   /// DOT of both model versions side by side, with an edge per entity mapping (inferred ones

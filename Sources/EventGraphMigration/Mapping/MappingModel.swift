@@ -1,5 +1,3 @@
-import EventGraph
-
 /// How the objects of one model version become the objects of the next: a list of entity
 /// mappings, as Core Data's mapping model (FORMATS.md, "Mapping file").
 ///

@@ -119,7 +119,7 @@ final class Upcaster {
     var parts: [String] = []
     for stage in stages {
       let mapping = stage.mapping
-      parts.append(mapping.destinationModel.json.serialized())
+      parts.append(mapping.destinationModel.jsonText)
       for m in mapping.mappings {
         var p =
           "\(m.name)|\(m.source?.name ?? "")|\(m.destination?.name ?? "")|\(m.filter?.description ?? "")|\(m.policyName ?? "")|\(m.policy?.version ?? "")"
@@ -230,7 +230,7 @@ final class Upcaster {
         try txn.empty(stage.reverse)
         try txn.put(
           sourceDBs.models, key: BigEndianKey(UInt64(stage.mapping.destinationModel.version)),
-          value: Array(stage.mapping.destinationModel.json.serialized().utf8))
+          value: Array(stage.mapping.destinationModel.jsonText.utf8))
       }
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))

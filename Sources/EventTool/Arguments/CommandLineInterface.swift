@@ -1,4 +1,5 @@
 import EventGraph
+internal import EventGraphText
 
 /// A tool with subcommands, parsed and documented from their ``CommandSpec``s.
 ///

@@ -1,4 +1,5 @@
 import EventGraph
+internal import EventGraphText
 
 struct AppendCommand: ToolCommand {
   let spec = CommandSpec(

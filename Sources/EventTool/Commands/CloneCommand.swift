@@ -1,4 +1,5 @@
 import EventGraph
+internal import EventGraphText
 import Foundation
 
 struct CloneCommand: ToolCommand {

@@ -49,7 +49,7 @@ struct FetchCommand: ToolCommand {
       }
       for o in result.objects {
         if a.flag("json") {
-          io.print(try s.record(o).json.serialized())
+          io.print(try s.record(o).jsonText)
         } else {
           let r = try s.record(o)
           io.print(r.id + "  " + r.attributes.map { "\($0.name)=\($0.value.displayText)" }.joined(separator: " "))

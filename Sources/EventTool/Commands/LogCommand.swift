@@ -1,4 +1,5 @@
 import EventGraph
+internal import EventGraphText
 
 struct LogCommand: ToolCommand {
   let spec = CommandSpec(
@@ -60,7 +61,7 @@ struct LogCommand: ToolCommand {
     }
     for (seq, e) in commit.sequencedEvents where seq >= from && seq <= to {
       if let only, !concerns(e, only) { continue }
-      io.print(json ? s.json(e, sequence: seq, commit: commit).serialized() : "  " + s.text(e, sequence: seq))
+      io.print(json ? s.jsonText(e, sequence: seq, commit: commit) : "  " + s.text(e, sequence: seq))
     }
   }
 

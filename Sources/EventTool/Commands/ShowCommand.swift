@@ -31,7 +31,7 @@ struct ShowCommand: ToolCommand {
         record = try s.record(try s.resolve(text))
       }
       if a.flag("json") {
-        io.print(record.json.serialized())
+        io.print(record.jsonText)
         return
       }
       io.print("\(record.id)" + (at.map { "  (as of event \($0))" } ?? ""))

@@ -1,4 +1,5 @@
 import EventGraph
+internal import EventGraphText
 
 struct StatsCommand: ToolCommand {
   let spec = CommandSpec(

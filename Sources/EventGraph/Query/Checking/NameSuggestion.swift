@@ -1,3 +1,5 @@
+internal import EventGraphText
+
 /// "Did you mean …?" for misspelled names: the nearest candidate by edit distance.
 enum NameSuggestion {
   /// The candidate nearest to `name`, when it is near enough to be a likely typo.

@@ -1,3 +1,4 @@
+internal import EventGraphText
 import Foundation
 
 /// The built-in functions, on computed arguments.
