@@ -47,6 +47,15 @@ struct DomainErrorTests {
     (.transactionEnded, .transactionEnded, "the transaction was used after its write closure returned"),
     (.readOnly(path: "/s"), .readOnly, "/s is open read-only"),
     (.unknownModelVersion(4), .unknownModelVersion, "the store has no model version 4"),
+    (.versionExists(2), .versionExists, "the store holds model version 2 already"),
+    (
+      .versionInUse(1, reason: "it is the active version"), .versionInUse,
+      "model version 1 cannot be dropped: it is the active version"
+    ),
+    (
+      .invalidCheckpointName("", maxLength: 200), .invalidCheckpointName,
+      "checkpoint name '': a checkpoint's name must have 1 to 200 bytes of UTF-8"
+    ),
     (
       .alreadyOpen(path: "/s"), .alreadyOpen,
       "/s is already open in this process: share the one EventStore object"

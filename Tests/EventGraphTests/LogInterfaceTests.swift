@@ -151,8 +151,9 @@ struct LogInterfaceTests {
     #expect(try store.checkpoint(named: "pos") == [1])
     try store.setCheckpoint(Checkpoint(name: "pos", value: [2]))
     #expect(try store.checkpoint(named: "pos") == [2])
-    #expect(throws: StoreError.self) { try store.checkpoint(named: "") }
-    #expect(throws: StoreError.self) { try store.checkpoint(named: String(repeating: "x", count: 201)) }
+    #expect(throws: StoreError.invalidCheckpointName("", maxLength: 200)) { try store.checkpoint(named: "") }
+    let long = String(repeating: "é", count: 101)
+    #expect(throws: StoreError.invalidCheckpointName(long, maxLength: 200)) { try store.checkpoint(named: long) }
   }
 
   @Test("versions are installed, switched to and dropped atomically, and refused when they make no sense")
@@ -164,9 +165,9 @@ struct LogInterfaceTests {
     let model2 = try Self.atVersion(2, model)
     try store.installVersion(model2)
     #expect(try store.versions() == [1, 2])
-    #expect(throws: StoreError.self) { try store.installVersion(model2) }
-    #expect(throws: StoreError.self) { try store.switchVersion(to: 3) }
-    #expect(throws: StoreError.self) { try store.dropVersion(1) }
+    #expect(throws: StoreError.versionExists(2)) { try store.installVersion(model2) }
+    #expect(throws: StoreError.unknownModelVersion(3)) { try store.switchVersion(to: 3) }
+    #expect(throws: StoreError.versionInUse(1, reason: "it is the active version")) { try store.dropVersion(1) }
     // A version that is not active drops, and installs again.
     try store.dropVersion(2)
     #expect(try store.versions() == [1])

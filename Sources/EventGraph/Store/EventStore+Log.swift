@@ -60,9 +60,7 @@ public struct Checkpoint: Sendable, Hashable {
   /// The `meta` key that holds the checkpoint `name`.
   static func key(_ name: String) throws -> String {
     guard !name.isEmpty, name.utf8.count <= maxNameLength else {
-      throw StoreError.validation(
-        object: "checkpoint '\(name)'", property: "name",
-        message: "a checkpoint's name must have 1 to \(maxNameLength) bytes of UTF-8")
+      throw StoreError.invalidCheckpointName(name, maxLength: maxNameLength)
     }
     return "checkpoint." + name
   }
@@ -173,16 +171,13 @@ extension EventStore {
   /// Adds model version `model.version` with an empty log, beside the active one; with
   /// `activate`, it becomes the active version in the same transaction.
   ///
-  /// - Throws: ``StoreError/validation(object:property:message:)`` when the store holds
-  ///   that version already.
+  /// - Throws: ``StoreError/versionExists(_:)`` when the store holds that version already.
   public func installVersion(_ model: Model, activate: Bool = false) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in
       let key = BigEndianKey(UInt64(model.version))
       guard try !batch.handle.contains(dbs.models, key: key) else {
-        throw StoreError.validation(
-          object: "model version \(model.version)", property: "version", message: "the store holds this version already"
-        )
+        throw StoreError.versionExists(model.version)
       }
       try batch.handle.put(dbs.models, key: key, value: Array(model.json.serialized().utf8))
       for name in StoreDatabases.versionedNames {
@@ -208,8 +203,8 @@ extension EventStore {
   /// Removes a version that is not active: its model, its log and its projections, in one
   /// transaction.
   ///
-  /// - Throws: ``StoreError/unknownModelVersion(_:)``, or a validation error for the active
-  ///   version or the one this handle was opened at.
+  /// - Throws: ``StoreError/unknownModelVersion(_:)``, or ``StoreError/versionInUse(_:reason:)``
+  ///   for the active version or the one this handle was opened at.
   public func dropVersion(_ version: Int) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in
@@ -217,13 +212,10 @@ extension EventStore {
         Int(String(decoding: $0, as: UTF8.self))
       }
       guard active != version else {
-        throw StoreError.validation(
-          object: "model version \(version)", property: "version", message: "the active version cannot be dropped")
+        throw StoreError.versionInUse(version, reason: "it is the active version")
       }
       guard version != model.version else {
-        throw StoreError.validation(
-          object: "model version \(version)", property: "version",
-          message: "this handle was opened at it: open the store again to drop it")
+        throw StoreError.versionInUse(version, reason: "this handle was opened at it; open the store again to drop it")
       }
       try Self.requireVersion(version, in: batch.handle, dbs: dbs)
       for name in StoreDatabases.versionedNames + ["consumers"] {

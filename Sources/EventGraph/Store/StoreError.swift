@@ -76,6 +76,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let referenceToDeleted = Code(rawValue: "referenceToDeleted")
     /// LMDB refused; the error's `lmdb` field says how.
     public static let lmdb = Code(rawValue: "lmdb")
+    /// The store holds the model version already (when installing one).
+    public static let versionExists = Code(rawValue: "versionExists")
+    /// The model version is in use and cannot be dropped (active, or this handle's).
+    public static let versionInUse = Code(rawValue: "versionInUse")
+    /// A checkpoint's name is empty or too long.
+    public static let invalidCheckpointName = Code(rawValue: "invalidCheckpointName")
   }
 
   /// What kind of refusal this is.
@@ -177,6 +183,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "\(object).\(property): \(target) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
     case .lmdb: return lmdb?.description ?? "LMDB failed"
+    case .versionExists: return "the store holds model version \(version) already"
+    case .versionInUse: return "model version \(version) cannot be dropped: \(detail)"
+    case .invalidCheckpointName:
+      return "checkpoint name '\(property)': a checkpoint's name must have 1 to \(count ?? 0) bytes of UTF-8"
     default: return "store error \(code)"
     }
   }
@@ -236,6 +246,16 @@ extension StoreError {
   public static func unknownModelVersion(_ version: Int) -> Self { .init(.unknownModelVersion, version: version) }
 
   public static func alreadyOpen(path: String) -> Self { .init(.alreadyOpen, path: path) }
+
+  public static func versionExists(_ version: Int) -> Self { .init(.versionExists, version: version) }
+
+  public static func versionInUse(_ version: Int, reason: String) -> Self {
+    .init(.versionInUse, detail: reason, version: version)
+  }
+
+  public static func invalidCheckpointName(_ name: String, maxLength: Int) -> Self {
+    .init(.invalidCheckpointName, property: name, count: maxLength)
+  }
 
   public static func versionChanged(path: String, opened: Int, active: Int) -> Self {
     .init(.versionChanged, path: path, version: active, expectedVersion: opened)
