@@ -326,3 +326,16 @@ extension GraphReader {
     throw StoreError.corrupt("the log has no commit \(number), although its last commit is \(end.commit)")
   }
 }
+
+extension EventStore {
+  // MARK: - Copies
+
+  /// Writes a consistent copy of the store into the existing, empty directory `directory`,
+  /// while other writers keep committing (the copy is the store as of one commit).
+  ///
+  /// - Parameter compact: leave out free pages, renumbering the copy's pages (LMDB's
+  ///   compacting copy).
+  public func copy(to directory: String, compact: Bool = false) throws {
+    try env.copy(to: directory, compact: compact)
+  }
+}

@@ -1,5 +1,4 @@
 import EventGraph
-import LMDB
 
 /// What a migration policy works with, as Core Data's `NSMigrationManager`: the source
 /// objects, the destination objects being made, and the associations between them.

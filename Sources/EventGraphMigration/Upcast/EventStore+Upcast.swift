@@ -1,6 +1,5 @@
 import EventGraph
 import Foundation
-import LMDB
 
 extension EventStore {
   /// Upcasts the store at `path` to `model`: replays its log through `mapping` (inferred
@@ -60,7 +59,7 @@ extension EventStore {
       ).path
       try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
       defer { try? FileManager.default.removeItem(atPath: copy) }
-      try EventStore(path: path, options: StoreOptions(readOnly: true)).env.copy(to: copy)
+      try EventStore(path: path, options: StoreOptions(readOnly: true)).copy(to: copy)
       let (report, _) = try upcast(
         at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
         batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits, progress: progress)
@@ -109,50 +108,6 @@ extension EventStore {
   @discardableResult
   public static func rollback(at path: String, to version: Int? = nil) throws -> Int {
     let store = try EventStore(path: path)
-    let active = store.model.version
-    let meta = store.dbs.meta
-    return try store.env.write { transaction in
-      let txn = transaction.handle  // a copyable reference, for the local functions below
-      func text(_ key: String) throws -> String? {
-        try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) }
-      }
-      func end(of v: Int) throws -> UInt64 {
-        guard let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false) else { return 0 }
-        let c = try txn.cursor(log)
-        guard try c.last() else { return 0 }
-        return try c.withCurrent { k, v in
-          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)").lastSequence
-        }
-      }
-      let target: Int
-      if let version {
-        target = version
-      } else {
-        guard let from = try text(UpcastKeys(version: active).from).flatMap(Int.init) else {
-          throw MigrationError("version \(active) was not made by an upcast: there is nothing to roll back to")
-        }
-        target = from
-      }
-      guard target != active else { throw MigrationError("\(path) is already at version \(target)") }
-      guard try txn.get(store.dbs.models, key: BigEndianKey(UInt64(target))) != nil,
-        try txn.openDatabase(StoreDatabases.name("log", version: target), create: false) != nil
-      else { throw MigrationError("\(path) has no version \(target)") }
-      // Forward to an upcast's result only if its source log has not moved on since.
-      let keys = UpcastKeys(version: target)
-      if let from = try text(keys.from).flatMap(Int.init), from == active {
-        let recorded = try txn.get(meta, key: keys.sourceEnd).flatMap { BigEndianKey.decode($0) }
-        let now = try end(of: active)
-        guard recorded == now else {
-          throw MigrationError(
-            "version \(target) is stale: version \(active)'s log has moved on to sequence \(now) since it was made; upcast again"
-          )
-        }
-      }
-      if try txn.contains(meta, key: keys.checkpoint) {
-        throw MigrationError("an upcast to version \(target) is unfinished: run it again to finish it")
-      }
-      try txn.put(meta, key: MetaKey.activeVersion, value: String(target))
-      return target
-    }
+    return try Upcaster.storage { try VersionBuild.rollback(store, to: version) }
   }
 }

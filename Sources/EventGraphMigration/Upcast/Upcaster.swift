@@ -1,6 +1,5 @@
 import EventGraph
 import Foundation
-import LMDB
 
 /// What an upcast did.
 public struct UpcastReport: Sendable {
@@ -28,28 +27,21 @@ public struct UpcastReport: Sendable {
 /// resumes where its last batch ended and finishes with the same bytes as an uninterrupted
 /// one.
 final class Upcaster {
-  /// One step of a chain (v1→v2, v2→v3, …): where it reads its source state and where it
-  /// writes.
+  /// One step of a chain (v1→v2, v2→v3, …): its mapping and what each entity mapping reads.
   ///
-  /// Only the last step writes a log; the others keep their output as scratch
-  /// projections that the next step reads, so an intermediate version is never a log.
+  /// Only the last step writes a log; the others keep their output as scratch projections
+  /// that the next step reads, so an intermediate version is never a log
+  /// (``VersionBuild`` keeps them).
   struct Stage {
     let mapping: CompiledMapping
-    let source: StoreDatabases
-    let output: StoreDatabases
-    let forward: Database
-    let reverse: Database
-    let isFinal: Bool
     /// What each entity mapping reads, by mapping index.
     let inputs: [MappingInputs]
   }
 
   let store: EventStore
   let stages: [Stage]
-  let env: Environment
-  /// The store's databases at the version the chain starts from.
-  let sourceDBs: StoreDatabases
-  let keys: UpcastKeys
+  /// The databases and checkpoint the upcast writes through.
+  let build: VersionBuild
   /// Source events per LMDB transaction.
   ///
   /// Per batch the upcaster holds the source objects the batch touched: 10,000 events kept
@@ -73,13 +65,8 @@ final class Upcaster {
   }
 
   init(store: EventStore, chain: [CompiledMapping]) throws {
-    guard let firstStep = chain.first, let lastStep = chain.last else {
-      throw MigrationError("an upcast needs a mapping")
-    }
+    guard let firstStep = chain.first else { throw MigrationError("an upcast needs a mapping") }
     self.store = store
-    self.env = store.env
-    let keys = UpcastKeys(version: lastStep.destinationModel.version)
-    self.keys = keys
     guard store.model.version == firstStep.sourceModel.version else {
       throw MigrationError(
         "the store is at version \(store.model.version), the mapping starts at \(firstStep.sourceModel.version)")
@@ -89,29 +76,20 @@ final class Upcaster {
         "the chain is broken: a step ends at version \(a.destinationModel.version), the next starts at \(b.sourceModel.version)"
       )
     }
-    guard let s = try StoreDatabases.open(env, version: firstStep.sourceModel.version, create: false) else {
-      throw MigrationError("cannot open the store's version \(firstStep.sourceModel.version)")
+    self.stages = chain.map { Stage(mapping: $0, inputs: MappingInputs.of($0)) }
+    self.build = try Self.storage {
+      try VersionBuild(
+        store: store, steps: chain.map { ($0.destinationModel, $0.mappings.contains { $0.policy != nil }) })
     }
-    self.sourceDBs = s
-    var stages: [Stage] = []
-    var input = try StoreDatabases.open(
-      env, version: firstStep.sourceModel.version, prefix: keys.scratchPrefix, create: true)
-    for (i, m) in chain.enumerated() {
-      let isFinal = i == chain.count - 1
-      let output =
-        isFinal
-        ? try StoreDatabases.open(env, version: m.destinationModel.version, create: true)
-        : try StoreDatabases.open(env, version: m.destinationModel.version, prefix: keys.stagePrefix(i), create: true)
-      guard let source = input, let output, let f = try env.openDatabase(keys.forwardName(stage: i), create: true),
-        let r = try env.openDatabase(keys.reverseName(stage: i), create: true)
-      else { throw MigrationError("cannot open the upcast's databases") }
-      stages.append(
-        Stage(
-          mapping: m, source: source, output: output, forward: f, reverse: r, isFinal: isFinal,
-          inputs: MappingInputs.of(m)))
-      input = output
+  }
+
+  /// Runs `body`, reporting the storage's refusals as this module's errors, with the same message.
+  static func storage<R>(_ body: () throws -> R) throws -> R {
+    do {
+      return try body()
+    } catch let e as VersionBuildError {
+      throw MigrationError(e.message)
     }
-    self.stages = stages
   }
 
   /// A fingerprint of the chain's mappings and models: resuming with others is refused.
@@ -131,12 +109,16 @@ final class Upcaster {
         parts.append(p)
       }
     }
-    return String(CRC32C.checksum(Array(parts.joined(separator: "\n").utf8)), radix: 16)
+    return VersionBuild.fingerprint(parts.joined(separator: "\n"))
   }
 
   // MARK: - Running
 
   func run(progress: (Int) -> Void = { _ in }) throws -> UpcastReport {
+    try Self.storage { try runBatches(progress: progress) }
+  }
+
+  private func runBatches(progress: (Int) -> Void) throws -> UpcastReport {
     let start = ContinuousClock.now
     var report = UpcastReport()
     report.sourceVersion = first.sourceModel.version
@@ -145,14 +127,9 @@ final class Upcaster {
     var batches = 0
     while true {
       if let stop = stopAfterBatches, batches >= stop { break }
-      var batch = UpcastReport()
-      let done: Bool
+      let batch: VersionBuild.BatchCounts
       do {
-        // An aborted batch is redone in a bigger map, counted afresh.
-        done = try store.commits.run { txn, _ in
-          batch = UpcastReport()
-          return try runBatch(txn, into: &batch)
-        }
+        batch = try build.runBatch(maxEvents: batchEvents) { step in try migrate(step) }
       } catch is SourceIdentitiesOverlap {
         // New source objects took identities the destination may have given already:
         // start over, so that they keep theirs (prepare sees the overlap and starts afresh).
@@ -168,24 +145,12 @@ final class Upcaster {
       report.commitsWritten += batch.commitsWritten
       report.eventsWritten += batch.eventsWritten
       progress(report.eventsRead)
-      if done {
+      if batch.finished {
         report.switched = true
         break
       }
     }
-    report.objectsPerEntity = try env.read { txn in
-      try last.destinationModel.entities.map { e in
-        var n = 0
-        var key = [UInt8(e.id.rawValue >> 8), UInt8(truncatingIfNeeded: e.id.rawValue)]
-        try txn.forEach(stages[stages.count - 1].output.entities, from: key) { k, _ in
-          guard k.count == 10, k[0] == key[0], k[1] == key[1] else { return false }
-          n += 1
-          return true
-        }
-        key.removeAll()
-        return (e.name, n)
-      }
-    }
+    report.objectsPerEntity = try build.objectsPerEntity()
     report.seconds =
       Double((ContinuousClock.now - start).components.attoseconds) / 1e18
       + Double((ContinuousClock.now - start).components.seconds)
@@ -196,71 +161,6 @@ final class Upcaster {
   ///
   /// Returns whether it resumes.
   private func prepare() throws -> Bool {
-    try env.write { txn in
-      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: first.sourceModel).lastObjectID()
-      // Resume only if no source object was made since the start: new objects of the
-      // destination take identities from `base` on, which new source objects would share.
-      if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint),
-        String(decoding: existing, as: UTF8.self) == fingerprint,
-        let b = try txn.get(sourceDBs.meta, key: keys.base), let base = BigEndianKey.decode(b),
-        last < base
-      {
-        return true
-      }
-      // Starting afresh empties the destination log: refuse if commits were written in that
-      // version after an earlier upcast (they are at its end, without a source commit).
-      let output = stages[stages.count - 1].output
-      let c = try txn.cursor(output.log)
-      if try c.last() {
-        let tail = try c.withCurrent { k, v in
-          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
-        }
-        if tail.metadata.sourceCommit == nil && !discardsNewerCommits {
-          throw MigrationError(
-            "version \(self.last.destinationModel.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)"
-          )
-        }
-      }
-      // Fresh: every step's output, scratch state and associations start empty.
-      for (_, db) in stages[0].source.projections { try txn.empty(db) }
-      for stage in stages {
-        for (_, db) in stage.output.projections { try txn.empty(db) }
-        try txn.empty(stage.output.log)
-        try txn.empty(stage.forward)
-        try txn.empty(stage.reverse)
-        try txn.put(
-          sourceDBs.models, key: BigEndianKey(UInt64(stage.mapping.destinationModel.version)),
-          value: Array(stage.mapping.destinationModel.jsonText.utf8))
-      }
-      try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
-      try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
-      try txn.put(sourceDBs.meta, key: keys.nextID, value: BigEndianKey(last + 1))
-      try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(last + 1))
-      return false
-    }
+    try build.start(fingerprint: fingerprint, discardingNewerCommits: discardsNewerCommits)
   }
-}
-
-/// Source objects were made, while the upcast was under way, with identities the
-/// destination may already have given to objects of its own: the upcast starts over.
-struct SourceIdentitiesOverlap: Error {}
-
-/// The `meta` keys and scratch database names of an upcast to one version.
-struct UpcastKeys {
-  let version: Int
-  var prefix: String { "upcast.v\(version)." }
-  var scratchPrefix: String { prefix + "source." }
-  func stagePrefix(_ i: Int) -> String { prefix + "step\(i)." }
-  func forwardName(stage i: Int) -> String { prefix + (i == 0 ? "" : "step\(i).") + "associations" }
-  func reverseName(stage i: Int) -> String { prefix + (i == 0 ? "" : "step\(i).") + "associations.reverse" }
-  var fingerprint: String { prefix + "fingerprint" }
-  /// The last sequence of the last source commit done.
-  var checkpoint: String { prefix + "checkpoint" }
-  var nextID: String { prefix + "nextID" }
-  /// The first identity the destination could give a new object: one past the source's
-  /// last identity when the upcast started.
-  var base: String { prefix + "base" }
-  /// Set at the switch: the version the destination was made from, and that log's end then.
-  var from: String { prefix + "from" }
-  var sourceEnd: String { prefix + "sourceEnd" }
 }

@@ -1,7 +1,6 @@
 import EventGraph
 import EventGraphMigration
 import Foundation
-import LMDB
 
 struct DiagramCommand: ToolCommand {
   let spec = CommandSpec(

@@ -1,0 +1,345 @@
+import Foundation
+import LMDB
+
+/// The storage side of an upcast: a destination version built from the active version's
+/// log, through a chain of steps, beside the store, batch by batch with its checkpoint,
+/// then switched to in one transaction.
+///
+/// The migration module decides what each source commit becomes (``UpcastStep``); this type
+/// owns every database it reads and writes: the first step's scratch copy of the source
+/// state, each step's output (the last one a version's log and projections, the others
+/// scratch projections), the associations, and the `meta` keys of the checkpoint.
+package final class VersionBuild {
+  /// One step of the chain (v1→v2, v2→v3, …): where it reads its source state and where it writes.
+  struct Stage {
+    let sourceModel: Model
+    let destinationModel: Model
+    let source: StoreDatabases
+    let output: StoreDatabases
+    let forward: Database
+    let reverse: Database
+    let keepsReverse: Bool
+    var isFinal: Bool { output.prefix.isEmpty }
+  }
+
+  let store: EventStore
+  let stages: [Stage]
+  /// The store's databases at the version the chain starts from.
+  let sourceDBs: StoreDatabases
+  let keys: UpcastKeys
+
+  /// Opens (creating) the databases of a chain of steps from the store's active version.
+  ///
+  /// - Parameter steps: each step's destination model, and whether it keeps the way back
+  ///   from destination to source in its associations (Swift policies read it).
+  package init(store: EventStore, steps: [(destination: Model, keepsReverse: Bool)]) throws {
+    guard let lastStep = steps.last else { throw VersionBuildError("an upcast needs a mapping") }
+    self.store = store
+    let env = store.env
+    let keys = UpcastKeys(version: lastStep.destination.version)
+    self.keys = keys
+    self.sourceDBs = store.dbs
+    var stages: [Stage] = []
+    var sourceModel = store.model
+    var input = try StoreDatabases.open(env, version: sourceModel.version, prefix: keys.scratchPrefix, create: true)
+    for (i, step) in steps.enumerated() {
+      let version = step.destination.version
+      let output =
+        i == steps.count - 1
+        ? try StoreDatabases.open(env, version: version, create: true)
+        : try StoreDatabases.open(env, version: version, prefix: keys.stagePrefix(i), create: true)
+      guard let source = input, let output, let f = try env.openDatabase(keys.forwardName(stage: i), create: true),
+        let r = try env.openDatabase(keys.reverseName(stage: i), create: true)
+      else { throw VersionBuildError("cannot open the upcast's databases") }
+      stages.append(
+        Stage(
+          sourceModel: sourceModel, destinationModel: step.destination, source: source, output: output, forward: f,
+          reverse: r, keepsReverse: step.keepsReverse))
+      input = output
+      sourceModel = step.destination
+    }
+    self.stages = stages
+  }
+
+  var destinationModel: Model { stages[stages.count - 1].destinationModel }
+
+  /// A short fingerprint of `text` (the chain's models and mappings): resuming an upcast
+  /// with other ones is refused.
+  package static func fingerprint(_ text: String) -> String {
+    String(CRC32C.checksum(Array(text.utf8)), radix: 16)
+  }
+
+  // MARK: - Starting
+
+  /// Starts afresh, or finds the checkpoint of an interrupted build with this fingerprint.
+  ///
+  /// - Parameter discardingNewerCommits: start afresh even though the destination version
+  ///   has commits of its own (written after an earlier upcast, then rolled back).
+  /// - Returns: whether it resumes.
+  package func start(fingerprint: String, discardingNewerCommits: Bool) throws -> Bool {
+    let (sourceDBs, keys, stages, store) = (self.sourceDBs, self.keys, self.stages, self.store)
+    let destination = destinationModel
+    return try store.env.write { txn in
+      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: store.model).lastObjectID()
+      // Resume only if no source object was made since the start: new objects of the
+      // destination take identities from `base` on, which new source objects would share.
+      if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint),
+        String(decoding: existing, as: UTF8.self) == fingerprint,
+        let b = try txn.get(sourceDBs.meta, key: keys.base), let base = BigEndianKey.decode(b),
+        last < base
+      {
+        return true
+      }
+      // Starting afresh empties the destination log: refuse if commits were written in that
+      // version after an earlier upcast (they are at its end, without a source commit).
+      let output = stages[stages.count - 1].output
+      let c = try txn.cursor(output.log)
+      if try c.last() {
+        let tail = try c.withCurrent { k, v in
+          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+        }
+        if tail.metadata.sourceCommit == nil && !discardingNewerCommits {
+          throw VersionBuildError(
+            "version \(destination.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)"
+          )
+        }
+      }
+      // Fresh: every step's output, scratch state and associations start empty.
+      for (_, db) in stages[0].source.projections { try txn.empty(db) }
+      for stage in stages {
+        for (_, db) in stage.output.projections { try txn.empty(db) }
+        try txn.empty(stage.output.log)
+        try txn.empty(stage.forward)
+        try txn.empty(stage.reverse)
+        try txn.put(
+          sourceDBs.models, key: BigEndianKey(UInt64(stage.destinationModel.version)),
+          value: Array(stage.destinationModel.jsonText.utf8))
+      }
+      try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
+      try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
+      try txn.put(sourceDBs.meta, key: keys.nextID, value: BigEndianKey(last + 1))
+      try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(last + 1))
+      return false
+    }
+  }
+
+  // MARK: - Batches
+
+  /// What one batch did.
+  package struct BatchCounts {
+    package var commitsRead = 0
+    package var eventsRead = 0
+    package var commitsWritten = 0
+    package var eventsWritten = 0
+    /// Whether the source log was finished, and the store switched to the destination.
+    package var finished = false
+  }
+
+  /// Runs one LMDB transaction: source commits from the checkpoint until `maxEvents` are
+  /// read or the log ends, each through every step (`migrate` is called once per commit and
+  /// step, in order); then the checkpoint; at the end of the log, the switch to the
+  /// destination version.
+  ///
+  /// - Throws: ``SourceIdentitiesOverlap`` when source objects were made with identities
+  ///   the destination may have given (start again), what `migrate` throws, the store's errors.
+  package func runBatch(maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws -> BatchCounts {
+    try store.commits.run { batch, _ in try runBatch(batch, maxEvents: maxEvents, migrate) }
+  }
+
+  private func runBatch(_ batch: CommitBatch, maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws
+    -> BatchCounts
+  {
+    let txn = batch.handle
+    let meta = sourceDBs.meta
+    guard let cp = try txn.get(meta, key: keys.checkpoint),
+      let checkpoint = BigEndianKey.decode(cp),
+      let nx = try txn.get(meta, key: keys.nextID), let nextID = BigEndianKey.decode(nx)
+    else { throw VersionBuildError("the upcast's checkpoint is missing") }
+    // Another writer may have added source objects since the upcast started (it writes
+    // batch by batch): their identities may be given already.
+    guard let b = try txn.get(meta, key: keys.base), let base = BigEndianKey.decode(b),
+      try GraphReader(txn: txn, dbs: sourceDBs, model: store.model).lastObjectID() < base
+    else { throw SourceIdentitiesOverlap() }
+    var counts = BatchCounts()
+    var done = true
+    var last = checkpoint
+    var events = 0
+    var commits: [Commit] = []
+    try txn.forEach(sourceDBs.log, from: BigEndianKey(checkpoint + 1)) { k, v in
+      let key = KeyField.u64(k, at: 0) ?? 0
+      guard events < maxEvents else {
+        done = false
+        return false
+      }
+      let c = try CommitCodec.decode(v, context: "source log entry \(key)")
+      commits.append(c)
+      events += c.events.count
+      return true
+    }
+    // The first step's source state lives for the batch (it applies the source events); a
+    // later step reads what the step before it wrote, fresh for every commit.
+    let sourceProjector = Projector(txn: txn, dbs: stages[0].source, model: stages[0].sourceModel)
+    let associations = stages.map {
+      Associations(txn: txn, forward: $0.forward, reverse: $0.reverse, keepsReverse: $0.keepsReverse)
+    }
+    let counter = IdentityCounter(next: nextID)
+    for c in commits {
+      var input = c.events
+      for (i, stage) in stages.enumerated() {
+        let projector =
+          i == 0 ? sourceProjector : Projector(txn: txn, dbs: stage.source, model: stage.sourceModel)
+        associations[i].forgetRemembered()
+        let step = UpcastStep(
+          index: i, commit: c, events: input, stage: stage, source: SourceGraph(projector: projector),
+          associations: associations[i], destination: batch.writing(to: stage.output, model: stage.destinationModel),
+          identities: counter)
+        try migrate(step)
+        input = step.output
+        if stage.isFinal, let written = step.written {
+          counts.commitsWritten += 1
+          counts.eventsWritten += Int(written.lastSequence - written.firstSequence + 1)
+        }
+      }
+      counts.commitsRead += 1
+      counts.eventsRead += c.events.count
+      last = c.lastSequence
+    }
+    try sourceProjector.writeObjects()
+    try txn.put(meta, key: keys.checkpoint, value: BigEndianKey(last))
+    try txn.put(meta, key: keys.nextID, value: BigEndianKey(counter.next))
+    if done { try finish(txn, sourceEnd: last) }
+    counts.finished = done
+    return counts
+  }
+
+  /// The atomic switch: the destination version becomes the store's, in the last batch's
+  /// transaction; the scratch state goes, the source log stays for a rollback.
+  private func finish(_ txn: WriteHandle, sourceEnd: UInt64) throws {
+    let meta = sourceDBs.meta
+    try txn.put(meta, key: MetaKey.activeVersion, value: String(destinationModel.version))
+    try txn.put(meta, key: keys.from, value: String(store.model.version))
+    try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(sourceEnd))
+    for k in [keys.checkpoint, keys.nextID, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
+    for (_, db) in stages[0].source.projections { try txn.empty(db) }
+    for stage in stages {
+      if !stage.isFinal {
+        for (_, db) in stage.output.projections { try txn.empty(db) }
+        try txn.empty(stage.output.log)
+      }
+      try txn.empty(stage.forward)
+      try txn.empty(stage.reverse)
+    }
+  }
+
+  /// Live destination objects per entity, in the model's order.
+  package func objectsPerEntity() throws -> [(entity: String, count: Int)] {
+    let entities = stages[stages.count - 1].output.entities
+    let model = destinationModel
+    return try store.env.read { txn in
+      try model.entities.map { e in
+        var n = 0
+        let key = [UInt8(e.id.rawValue >> 8), UInt8(truncatingIfNeeded: e.id.rawValue)]
+        try txn.forEach(entities, from: key) { k, _ in
+          guard k.count == 10, k[0] == key[0], k[1] == key[1] else { return false }
+          n += 1
+          return true
+        }
+        return (e.name, n)
+      }
+    }
+  }
+}
+
+/// Why an upcast's storage refused; the migration module reports it as its own error, with
+/// the same message.
+package struct VersionBuildError: Error, CustomStringConvertible {
+  package let message: String
+  init(_ message: String) { self.message = message }
+  package var description: String { message }
+}
+
+/// Source objects were made, while the upcast was under way, with identities the
+/// destination may already have given to objects of its own: the upcast starts over.
+package struct SourceIdentitiesOverlap: Error {}
+
+/// The next identity an upcast gives a destination object that keeps no source's.
+final class IdentityCounter {
+  var next: UInt64
+  init(next: UInt64) { self.next = next }
+}
+
+/// The `meta` keys and scratch database names of an upcast to one version.
+struct UpcastKeys {
+  let version: Int
+  var prefix: String { "upcast.v\(version)." }
+  var scratchPrefix: String { prefix + "source." }
+  func stagePrefix(_ i: Int) -> String { prefix + "step\(i)." }
+  func forwardName(stage i: Int) -> String { prefix + (i == 0 ? "" : "step\(i).") + "associations" }
+  func reverseName(stage i: Int) -> String { prefix + (i == 0 ? "" : "step\(i).") + "associations.reverse" }
+  var fingerprint: String { prefix + "fingerprint" }
+  /// The last sequence of the last source commit done.
+  var checkpoint: String { prefix + "checkpoint" }
+  var nextID: String { prefix + "nextID" }
+  /// The first identity the destination could give a new object: one past the source's
+  /// last identity when the upcast started.
+  var base: String { prefix + "base" }
+  /// Set at the switch: the version the destination was made from, and that log's end then.
+  var from: String { prefix + "from" }
+  var sourceEnd: String { prefix + "sourceEnd" }
+}
+
+extension VersionBuild {
+  /// Switches `store` back to the version it was upcast from (or, with `version`, to any
+  /// version whose log is current: forward again after a rollback, as long as the older log
+  /// has not moved on since).
+  ///
+  /// - Returns: the version now active.
+  package static func rollback(_ store: EventStore, to version: Int?) throws -> Int {
+    let active = store.model.version
+    let path = store.path
+    let meta = store.dbs.meta
+    return try store.env.write { transaction in
+      let txn = transaction.handle  // a copyable reference, for the local functions below
+      func text(_ key: String) throws -> String? {
+        try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) }
+      }
+      func end(of v: Int) throws -> UInt64 {
+        guard let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false) else { return 0 }
+        let c = try txn.cursor(log)
+        guard try c.last() else { return 0 }
+        return try c.withCurrent { k, v in
+          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)").lastSequence
+        }
+      }
+      let target: Int
+      if let version {
+        target = version
+      } else {
+        guard let from = try text(UpcastKeys(version: active).from).flatMap(Int.init) else {
+          throw VersionBuildError("version \(active) was not made by an upcast: there is nothing to roll back to")
+        }
+        target = from
+      }
+      guard target != active else { throw VersionBuildError("\(path) is already at version \(target)") }
+      guard try txn.get(store.dbs.models, key: BigEndianKey(UInt64(target))) != nil,
+        try txn.openDatabase(StoreDatabases.name("log", version: target), create: false) != nil
+      else { throw VersionBuildError("\(path) has no version \(target)") }
+      // Forward to an upcast's result only if its source log has not moved on since.
+      let keys = UpcastKeys(version: target)
+      if let from = try text(keys.from).flatMap(Int.init), from == active {
+        let recorded = try txn.get(meta, key: keys.sourceEnd).flatMap { BigEndianKey.decode($0) }
+        let now = try end(of: active)
+        guard recorded == now else {
+          throw VersionBuildError(
+            "version \(target) is stale: version \(active)'s log has moved on to sequence \(now) since it was made; upcast again"
+          )
+        }
+      }
+      if try txn.contains(meta, key: keys.checkpoint) {
+        throw VersionBuildError("an upcast to version \(target) is unfinished: run it again to finish it")
+      }
+      try txn.put(meta, key: MetaKey.activeVersion, value: String(target))
+      return target
+    }
+  }
+}
