@@ -88,7 +88,7 @@ enum ServiceBenchmark {
       at: dir + "/store", model: try model(), options: StoreOptions(durability: durability))
     let objects = try store.write { tx in try (0..<committers).map { _ in try tx.insert("Item") } }.value
     let each = max(1, total / committers)
-    let batchesBefore = store.service.batchesCommitted
+    let batchesBefore = store.batchesCommitted
     let m = try blocking {
       let start = monotonicSeconds()
       try await withThrowingTaskGroup(of: Void.self) { group in
@@ -106,7 +106,7 @@ enum ServiceBenchmark {
       }
       return Measurement(operations: committers * each, seconds: monotonicSeconds() - start)
     }
-    let batches = store.service.batchesCommitted - batchesBefore
+    let batches = store.batchesCommitted - batchesBefore
     return (m, Double(m.operations) / Double(max(1, batches)))
   }
 
@@ -124,8 +124,9 @@ enum ServiceBenchmark {
     let floor = try CommitFloor(store: store, targets: objects, attribute: "a1", value: value)
     let m: Measurement
     switch workload {
-    case .insert: m = try floor.insertCommits(total, perTransaction: committers)
-    case .update: m = try floor.commits(total, perTransaction: committers, nested: nested)
+    case .insert: m = try measure(operations: total) { try floor.insertCommits(total, perTransaction: committers) }
+    case .update:
+      m = try measure(operations: total) { try floor.commits(total, perTransaction: committers, nested: nested) }
     }
     // The floor wrote what the store's own commits would have: its log replays to its projection.
     let report = try store.verify()

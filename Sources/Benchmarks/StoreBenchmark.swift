@@ -106,7 +106,7 @@ enum StoreBenchmark {
     guard let target else { throw BaselineError(workload: "durable", message: "no object") }
     let rounds = 6
     let perRound = max(1, durableCommits / rounds)
-    // The floor: the store's writes alone, made directly (Benchmarks/CommitFloor.swift).
+    // The floor: the store's writes alone, made directly (EventGraph/Store/CommitFloor.swift).
     try store.write { tx in try tx.set(target, "a1", .string(value)) }
     let floor = try CommitFloor(store: store, targets: [target], attribute: "a1", value: .string(value))
     var floorDurable = Measurement(operations: 0, seconds: 0)
@@ -123,7 +123,7 @@ enum StoreBenchmark {
       var floorRound = Measurement(operations: 0, seconds: 0)
       for side in (0..<4).map({ ($0 + round) % 4 }) {
         switch side {
-        case 3: floorRound = try floor.commits(perRound)
+        case 3: floorRound = try measure(operations: perRound) { try floor.commits(perRound) }
         case 0:
           rawRound = try addingProcessorTime(to: &rawCPU) {
             try Baselines.lmdbDurableCommits(in: lmdbDir, commits: perRound)

@@ -1,4 +1,4 @@
-import EventGraph
+@testable import EventGraph
 import EventGraphText
 import Foundation
 import LMDB

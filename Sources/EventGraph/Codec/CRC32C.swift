@@ -2,10 +2,10 @@ internal import CISAL
 
 /// CRC-32C (Castagnoli), the checksum of every commit record (and of an upcast's
 /// fingerprint).
-package enum CRC32C {
+enum CRC32C {
   /// The checksum of `bytes`, by ISA-L (`crc32_iscsi`: the processor's CRC instructions
   /// where it has them, chosen at run time).
-  package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+  static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
     // SAFETY: the bytes are only read, as bytes (whatever else they are: a commit record in
     // an array, or in an LMDB page).
     let typed = bytes.bindMemory(to: UInt8.self)
@@ -23,7 +23,7 @@ package enum CRC32C {
     return ~crc
   }
 
-  package static func checksum(_ bytes: [UInt8]) -> UInt32 {
+  static func checksum(_ bytes: [UInt8]) -> UInt32 {
     bytes.withUnsafeBytes { checksum($0) }
   }
 }

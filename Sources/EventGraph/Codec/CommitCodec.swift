@@ -12,13 +12,13 @@ import Foundation
 /// varint  event count, then the events
 /// u32 LE  CRC-32C of every byte before it
 /// ```
-package enum CommitCodec {
+enum CommitCodec {
   static let format: UInt8 = 1
 
   enum EventTag: UInt8 { case insert = 1, set, link, unlink, delete }
   enum MetadataTag: UInt64 { case author = 1, correlationID, idempotencyKey, sourceCommit, clonedFrom, extra }
 
-  package static func encode(_ c: Commit) -> [UInt8] {
+  static func encode(_ c: Commit) -> [UInt8] {
     var w = BinaryWriter(capacity: estimatedSize(of: c))
     header(c, into: &w)
     w.varint(UInt64(c.events.count))
@@ -33,14 +33,14 @@ package enum CommitCodec {
 
   /// Events encoded one by one as they are made, so that a large commit (a clone) need not
   /// hold them all as ``Event`` values first.
-  package struct EventBody {
+  struct EventBody {
     fileprivate var writer: BinaryWriter
     /// The number of events.
-    package private(set) var count = 0
+    private(set) var count = 0
 
-    package init(capacity: Int) { writer = BinaryWriter(capacity: capacity) }
+    init(capacity: Int) { writer = BinaryWriter(capacity: capacity) }
 
-    package mutating func append(_ e: Event) {
+    mutating func append(_ e: Event) {
       CommitCodec.encode(e, into: &writer)
       count += 1
     }
@@ -48,7 +48,7 @@ package enum CommitCodec {
 
   /// The record of a commit whose events are in `body` (the commit's own `events` are
   /// not used): the same bytes as ``encode(_:)`` of the commit with those events.
-  package static func encode(_ c: Commit, body: EventBody) -> [UInt8] {
+  static func encode(_ c: Commit, body: EventBody) -> [UInt8] {
     var w = BinaryWriter(capacity: 128 + body.writer.bytes.count)
     header(c, into: &w)
     w.varint(UInt64(body.count))
@@ -168,7 +168,7 @@ package enum CommitCodec {
   /// Decodes a commit record, checking its checksum first.
   ///
   /// - Parameter context: names the record in errors ("log entry 12").
-  package static func decode(_ bytes: UnsafeRawBufferPointer, context: String, verifyChecksum: Bool = true)
+  static func decode(_ bytes: UnsafeRawBufferPointer, context: String, verifyChecksum: Bool = true)
     throws(CorruptionError) -> Commit
   {
     var reader = try EventReader(bytes, context: context, verifyChecksum: verifyChecksum)

@@ -11,11 +11,11 @@ import LMDB
 /// values escape 0x00 as 00 FF and end with 00 01; longer than 256 bytes, they are cut and
 /// end with 00 02, which makes the index a candidate list: a fetch always checks the full
 /// predicate on what the index yields.
-package enum IndexKey {
+enum IndexKey {
   static let maximumContent = 256
 
   /// The prefix of every entry of one attribute of one entity.
-  package static func prefix(entity: EntityID, attribute: PropertyID) -> [UInt8] {
+  static func prefix(entity: EntityID, attribute: PropertyID) -> [UInt8] {
     [
       UInt8(entity.rawValue >> 8), UInt8(truncatingIfNeeded: entity.rawValue), UInt8(attribute.rawValue >> 8),
       UInt8(truncatingIfNeeded: attribute.rawValue),
@@ -23,7 +23,7 @@ package enum IndexKey {
   }
 
   /// The order-preserving bytes of a value.
-  package static func encode(_ value: Value) -> [UInt8] {
+  static func encode(_ value: Value) -> [UInt8] {
     switch value {
     case .int16(let n): return ordered(Int64(n))
     case .int32(let n): return ordered(Int64(n))
@@ -43,7 +43,7 @@ package enum IndexKey {
   }
 
   /// The full key of one entry.
-  package static func key(entity: EntityID, attribute: PropertyID, value: Value, object: ObjectID) -> [UInt8] {
+  static func key(entity: EntityID, attribute: PropertyID, value: Value, object: ObjectID) -> [UInt8] {
     var k = prefix(entity: entity, attribute: attribute) + encode(value)
     for i in (0..<8).reversed() { k.append(UInt8(truncatingIfNeeded: object.rawValue >> (8 * UInt64(i)))) }
     return k

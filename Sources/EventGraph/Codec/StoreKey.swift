@@ -2,7 +2,7 @@ import LMDB
 
 /// A key of the projection databases: fixed-width big-endian fields, so that `memcmp`
 /// order is numeric order, built without allocating (at most 24 bytes, inline).
-package struct StoreKey: LMDBBytes {
+struct StoreKey: LMDBBytes {
   private var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)
   private(set) var count = 0
 
@@ -23,29 +23,29 @@ package struct StoreKey: LMDBBytes {
     count += width
   }
 
-  package mutating func u64(_ v: UInt64) { append(v, width: 8) }
-  package mutating func u32(_ v: UInt32) { append(UInt64(v), width: 4) }
-  package mutating func u16(_ v: UInt16) { append(UInt64(v), width: 2) }
+  mutating func u64(_ v: UInt64) { append(v, width: 8) }
+  mutating func u32(_ v: UInt32) { append(UInt64(v), width: 4) }
+  mutating func u16(_ v: UInt16) { append(UInt64(v), width: 2) }
 
-  package func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+  func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     var copy = storage
     // SAFETY: `copy` is a local that outlives the call; `count <= 24`.
     return try withUnsafeBytes(of: &copy) { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
   }
 
-  package var bytes: [UInt8] { withLMDBBytes { [UInt8]($0) } }
+  var bytes: [UInt8] { withLMDBBytes { [UInt8]($0) } }
 
   // MARK: - The keys of each database (Docs/store-layout.md)
 
   /// `objects`, `identities`: object.
-  package static func object(_ o: ObjectID) -> StoreKey {
+  static func object(_ o: ObjectID) -> StoreKey {
     var k = StoreKey()
     k.u64(o.rawValue)
     return k
   }
 
   /// `links`: object, relationship (high bit set for a reverse entry).
-  package static func links(_ o: ObjectID, _ rel: UInt16) -> StoreKey {
+  static func links(_ o: ObjectID, _ rel: UInt16) -> StoreKey {
     var k = StoreKey()
     k.u64(o.rawValue)
     k.u16(rel)
@@ -53,35 +53,35 @@ package struct StoreKey: LMDBBytes {
   }
 
   /// `links`, unordered: object, relationship, target → ∅.
-  package static func link(_ o: ObjectID, _ rel: UInt16, target: ObjectID) -> StoreKey {
+  static func link(_ o: ObjectID, _ rel: UInt16, target: ObjectID) -> StoreKey {
     var k = links(o, rel)
     k.u64(target.rawValue)
     return k
   }
 
   /// `links`, ordered: object, relationship, position → target.
-  package static func link(_ o: ObjectID, _ rel: UInt16, position: Int) -> StoreKey {
+  static func link(_ o: ObjectID, _ rel: UInt16, position: Int) -> StoreKey {
     var k = links(o, rel)
     k.u32(UInt32(truncatingIfNeeded: position))
     return k
   }
 
   /// `entities`: entity, object → ∅.
-  package static func entity(_ e: EntityID, _ o: ObjectID) -> StoreKey {
+  static func entity(_ e: EntityID, _ o: ObjectID) -> StoreKey {
     var k = StoreKey()
     k.u16(e.rawValue)
     k.u64(o.rawValue)
     return k
   }
 
-  package static func entityPrefix(_ e: EntityID) -> StoreKey {
+  static func entityPrefix(_ e: EntityID) -> StoreKey {
     var k = StoreKey()
     k.u16(e.rawValue)
     return k
   }
 
   /// `history`: object, first sequence of a commit that touched it → ∅.
-  package static func history(_ o: ObjectID, _ sequence: UInt64) -> StoreKey {
+  static func history(_ o: ObjectID, _ sequence: UInt64) -> StoreKey {
     var k = StoreKey()
     k.u64(o.rawValue)
     k.u64(sequence)
@@ -89,7 +89,7 @@ package struct StoreKey: LMDBBytes {
   }
 
   /// `log`: first sequence of the commit.
-  package static func sequence(_ s: UInt64) -> StoreKey {
+  static func sequence(_ s: UInt64) -> StoreKey {
     var k = StoreKey()
     k.u64(s)
     return k
@@ -97,19 +97,19 @@ package struct StoreKey: LMDBBytes {
 }
 
 /// Reading big-endian fields back out of a stored key.
-package enum KeyField {
-  package static func u64(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
+enum KeyField {
+  static func u64(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
     guard offset >= 0, offset + 8 <= b.count else { return nil }
     // SAFETY: the 8 bytes read are inside `b` (checked above).
     return UInt64(bigEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
   }
 
-  package static func u16(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt16? {
+  static func u16(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt16? {
     guard offset + 2 <= b.count else { return nil }
     return UInt16(b[offset]) << 8 | UInt16(b[offset + 1])
   }
 
-  package static func u32(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt32? {
+  static func u32(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt32? {
     guard offset + 4 <= b.count else { return nil }
     var v: UInt32 = 0
     for i in 0..<4 { v = v << 8 | UInt32(b[offset + i]) }
@@ -117,7 +117,7 @@ package enum KeyField {
   }
 
   /// Whether `b` starts with the bytes of `prefix`.
-  package static func hasPrefix(_ b: UnsafeRawBufferPointer, _ prefix: StoreKey) -> Bool {
+  static func hasPrefix(_ b: UnsafeRawBufferPointer, _ prefix: StoreKey) -> Bool {
     prefix.withLMDBBytes { p in b.count >= p.count && memcmpEqual(b, p) }
   }
 

@@ -2,33 +2,33 @@ import LMDB
 
 /// Reads the projection through any open transaction: the shared read path of snapshots,
 /// write transactions, replay and verify.
-package struct GraphReader<T: TransactionReading> {
-  package let txn: T
-  package let dbs: StoreDatabases
-  package let model: Model
+struct GraphReader<T: TransactionReading> {
+  let txn: T
+  let dbs: StoreDatabases
+  let model: Model
 
-  package init(txn: T, dbs: StoreDatabases, model: Model) {
+  init(txn: T, dbs: StoreDatabases, model: Model) {
     self.txn = txn
     self.dbs = dbs
     self.model = model
   }
 
   /// The entity an identity was created with, even if the object was deleted since.
-  package func entity(of o: ObjectID) throws -> EntityID? {
+  func entity(of o: ObjectID) throws -> EntityID? {
     try txn.withValue(dbs.identities, key: StoreKey.object(o)) { b in
       KeyField.u16(b, at: 0).map { EntityID(rawValue: $0) }
     } ?? nil
   }
 
   /// The live object's state; `nil` when it does not exist or was deleted.
-  package func object(_ o: ObjectID) throws -> ObjectState? {
+  func object(_ o: ObjectID) throws -> ObjectState? {
     try txn.withValue(dbs.objects, key: StoreKey.object(o)) { b in
       try ObjectState.decode(b, id: o, model: model)
     }
   }
 
   /// The targets of a relationship, in order for an ordered one.
-  package func related(_ o: ObjectID, _ rel: PropertyID) throws -> [ObjectID] {
+  func related(_ o: ObjectID, _ rel: PropertyID) throws -> [ObjectID] {
     var result: [ObjectID] = []
     try scanLinks(o, rel.rawValue) { key, value in
       if value.count == 8, let t = KeyField.u64(value, at: 0) {
@@ -41,7 +41,7 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// Calls `body` for each entry of `links` under (object, relationship).
-  package func scanLinks(
+  func scanLinks(
     _ o: ObjectID, _ rel: UInt16, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
   )
     throws
@@ -55,7 +55,7 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// Every link entry of an object: (relationship raw value, target).
-  package func allLinks(_ o: ObjectID) throws -> [(rel: UInt16, target: ObjectID)] {
+  func allLinks(_ o: ObjectID) throws -> [(rel: UInt16, target: ObjectID)] {
     var result: [(UInt16, ObjectID)] = []
     let prefix = StoreKey.object(o)
     try txn.forEach(dbs.links, from: prefix) { key, value in
@@ -71,7 +71,7 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// The live objects of exactly this entity (not its sub-entities), in identity order.
-  package func objects(ofExactly e: EntityID) throws -> [ObjectID] {
+  func objects(ofExactly e: EntityID) throws -> [ObjectID] {
     var result: [ObjectID] = []
     let prefix = StoreKey.entityPrefix(e)
     try txn.forEach(dbs.entities, from: prefix) { key, _ in
@@ -83,14 +83,14 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// The live objects of an entity and its sub-entities, in identity order.
-  package func objects(of e: EntityID) throws -> [ObjectID] {
+  func objects(of e: EntityID) throws -> [ObjectID] {
     let kinds = model.descendants(of: e)
     if kinds.count == 1 { return try objects(ofExactly: e) }
     return try kinds.flatMap { try objects(ofExactly: $0) }.sorted()
   }
 
   /// The first sequences of the commits that touched an object, oldest first.
-  package func history(_ o: ObjectID) throws -> [UInt64] {
+  func history(_ o: ObjectID) throws -> [UInt64] {
     var result: [UInt64] = []
     let prefix = StoreKey.object(o)
     try txn.forEach(dbs.history, from: prefix) { key, _ in
@@ -102,7 +102,7 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// The commit that holds event `sequence`, decoded; `nil` beyond the log.
-  package func commit(containing sequence: UInt64) throws -> Commit? {
+  func commit(containing sequence: UInt64) throws -> Commit? {
     let cursor = try txn.cursor(dbs.log)
     var found = try cursor.seek(StoreKey.sequence(sequence))
     if found {
@@ -119,7 +119,7 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// The last commit's number and last sequence (0, 0 for an empty log).
-  package func logEnd() throws -> (commit: UInt64, sequence: UInt64) {
+  func logEnd() throws -> (commit: UInt64, sequence: UInt64) {
     let cursor = try txn.cursor(dbs.log)
     guard try cursor.last() else { return (0, 0) }
     return try cursor.withCurrent { k, v in
@@ -129,14 +129,14 @@ package struct GraphReader<T: TransactionReading> {
   }
 
   /// The highest identity ever given (0 when none).
-  package func lastObjectID() throws -> UInt64 {
+  func lastObjectID() throws -> UInt64 {
     let cursor = try txn.cursor(dbs.identities)
     guard try cursor.last() else { return 0 }
     return try cursor.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
   }
 
   /// `Entity/N` for an object, or `#N` when its identity is unknown.
-  package func display(_ o: ObjectID) -> String {
+  func display(_ o: ObjectID) -> String {
     if let e = try? entity(of: o), let entity = model.entity(e) { return "\(entity.name)/\(o.rawValue)" }
     return "#\(o.rawValue)"
   }

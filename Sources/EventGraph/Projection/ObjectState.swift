@@ -20,7 +20,7 @@ public struct ObjectState: Sendable, Hashable {
   /// The value of an attribute.
   ///
   /// A state with no values, standing for an object known only by identity and entity.
-  package static func placeholder(id: ObjectID, entity: EntityID) -> ObjectState {
+  static func placeholder(id: ObjectID, entity: EntityID) -> ObjectState {
     ObjectState(id: id, entity: entity, propertyCount: 0)
   }
 

@@ -26,7 +26,7 @@ public struct ObjectVersion: Sendable, Hashable {
 
   /// Folds one event into the version of `id` being rebuilt from its history; `inverse`
   /// gives the inverse of a relationship of another object (the side `id` is on).
-  package static func fold(
+  static func fold(
     _ version: inout ObjectVersion?, _ event: Event, id: ObjectID, model: Model,
     inverse: (PropertyID, ObjectID) throws -> PropertyID?
   ) rethrows {
@@ -52,7 +52,7 @@ public struct ObjectVersion: Sendable, Hashable {
 
   /// A rebuilt version as the projection would hold it: unordered relationships in
   /// identity order.
-  package static func finished(_ version: ObjectVersion?, model: Model) -> ObjectVersion? {
+  static func finished(_ version: ObjectVersion?, model: Model) -> ObjectVersion? {
     guard var v = version, let e = model.entity(v.state.entity) else { return version }
     for r in e.relationships where !r.isOrdered { v.relationships[r.id]?.sort() }
     return v

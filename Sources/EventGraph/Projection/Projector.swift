@@ -8,11 +8,11 @@ import LMDB
 /// to-one) is a ``StoreError/corrupt(_:)`` during replay; the write API never emits one.
 ///
 /// Object records are cached for the commit and written once by ``flush(commitSequence:)``.
-package final class Projector {
-  package let txn: WriteHandle
-  package let dbs: StoreDatabases
-  package let model: Model
-  package var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
+final class Projector {
+  let txn: WriteHandle
+  let dbs: StoreDatabases
+  let model: Model
+  var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
 
   /// Objects loaded or changed in this commit.
   private var cache: [ObjectID: Cached] = [:]
@@ -44,7 +44,7 @@ package final class Projector {
     var isChanged: Bool
   }
 
-  package init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
+  init(txn: WriteHandle, dbs: StoreDatabases, model: Model) {
     self.txn = txn
     self.dbs = dbs
     self.model = model
@@ -53,7 +53,7 @@ package final class Projector {
   // MARK: - State as of the events applied so far
 
   /// The live object's whole state, decoded (and kept decoded for the rest of the commit).
-  package func state(_ o: ObjectID) throws -> ObjectState? {
+  func state(_ o: ObjectID) throws -> ObjectState? {
     if let h = hot, h.id == o { return try h.state() }
     if let i = cache.index(forKey: o) { return try cache.values[i].record?.state() }
     // Decoded at once: reading the record as it stands first would walk it twice.
@@ -78,13 +78,13 @@ package final class Projector {
   }
 
   /// The entity of a live object, `nil` when it does not exist; no copy of its values.
-  package func liveEntity(_ o: ObjectID) throws -> EntityID? {
+  func liveEntity(_ o: ObjectID) throws -> EntityID? {
     if let h = hot, h.id == o { return h.entity }
     return try record(o)?.entity
   }
 
   /// The value of one attribute of a live object (`nil` also when the object does not exist).
-  package func value(_ o: ObjectID, _ attribute: PropertyID) throws -> Value? {
+  func value(_ o: ObjectID, _ attribute: PropertyID) throws -> Value? {
     if let h = hot, h.id == o { return try h.value(attribute) }
     return try record(o)?.value(attribute)
   }
@@ -116,7 +116,7 @@ package final class Projector {
     return r
   }
 
-  package func entity(_ id: EntityID) throws -> Entity {
+  func entity(_ id: EntityID) throws -> Entity {
     guard let e = model.entity(id) else { throw StoreError.corrupt("unknown entity id \(id.rawValue)") }
     return e
   }
@@ -131,7 +131,7 @@ package final class Projector {
 
   // MARK: - Applying events
 
-  package func apply(_ event: Event) throws {
+  func apply(_ event: Event) throws {
     switch event {
     case .insert(let o, let entityID):
       let e = try entity(entityID)
@@ -291,7 +291,7 @@ package final class Projector {
   }
 
   /// The objects touched since history was last recorded, in identity order, each once.
-  package func sortedTouched() -> [ObjectID] {
+  func sortedTouched() -> [ObjectID] {
     // A commit of one object, the common case, needs no sorting; the list is worked on
     // out of `self`, so that each step is not a dynamically checked access of the class.
     if touched.count < 2 { return touched }
@@ -317,19 +317,19 @@ package final class Projector {
   // MARK: - End of a commit
 
   /// Writes the changed object records and one history entry per touched object.
-  package func flush(commitSequence: UInt64) throws {
+  func flush(commitSequence: UInt64) throws {
     try recordHistory(commitSequence: commitSequence)
     try writeObjects()
   }
 
   /// Forgets which objects were touched, writing no history (a scratch projection).
-  package func forgetTouched() {
+  func forgetTouched() {
     park()
     touched.removeAll(keepingCapacity: true)
   }
 
   /// Writes one history entry per object touched since the last call.
-  package func recordHistory(commitSequence: UInt64) throws {
+  func recordHistory(commitSequence: UInt64) throws {
     park()  // the next commit that changes the hot object must mark it touched again
     // In key order, so that the entries of new objects are appends.
     for o in sortedTouched() {
@@ -345,7 +345,7 @@ package final class Projector {
 
   /// Writes the object records changed since the last call (a replay calls this once per
   /// batch of commits, so an object changed by many commits is written once).
-  package func writeObjects() throws {
+  func writeObjects() throws {
     park()
     var changed: [(id: ObjectID, record: ProjectedObject)] = []
     changed.reserveCapacity(cache.count)
@@ -371,7 +371,7 @@ package final class Projector {
   /// It forgets what the last commit left (a commit that wrote nothing leaves the records
   /// it read cached; one that wrote, nothing) and keeps the buffers' capacity. What it
   /// knows of identities stays true.
-  package func startCommit() {
+  func startCommit() {
     hot = nil
     cache.removeAll(keepingCapacity: true)
     touched.removeAll(keepingCapacity: true)

@@ -2,7 +2,7 @@ import LMDB
 
 /// Rebuilding projections by replaying the log, the law every projection obeys:
 /// replaying the log from the start gives exactly the stored projection.
-package enum Replay {
+enum Replay {
   /// Events per LMDB write transaction during a replay: LMDB can dirty about 2^17 pages
   /// in one transaction before it spills, so long logs are replayed in batches.
   ///
@@ -23,7 +23,7 @@ package enum Replay {
   }
 
   /// Checks a log entry's place in the log: its key, number and sequence follow the previous.
-  package static func checkOrder(_ c: Commit, key: UInt64, previous: (commit: UInt64, sequence: UInt64)) throws {
+  static func checkOrder(_ c: Commit, key: UInt64, previous: (commit: UInt64, sequence: UInt64)) throws {
     guard c.firstSequence == key else {
       throw StoreError.corrupt("log entry \(key) holds a commit starting at sequence \(c.firstSequence)")
     }

@@ -7,7 +7,7 @@ import LMDB
 extension GraphReader {
   /// The first sequence of the last commit that touched `o` (0 when none did): the last
   /// `history` key with the object's prefix.
-  package func version(of o: ObjectID) throws -> UInt64 {
+  func version(of o: ObjectID) throws -> UInt64 {
     let cursor = try txn.cursor(dbs.history)
     let found = try cursor.seek(StoreKey.history(o, .max)) ? try cursor.previous() : try cursor.last()
     guard found else { return 0 }
@@ -18,7 +18,7 @@ extension GraphReader {
 
   /// The commit stored at `firstSequence`, as a ``CommitInfo``; `nil` when no commit starts
   /// there.
-  package func commitInfo(at firstSequence: UInt64) throws -> CommitInfo? {
+  func commitInfo(at firstSequence: UInt64) throws -> CommitInfo? {
     try txn.withValue(dbs.log, key: StoreKey.sequence(firstSequence)) { bytes in
       let c = try CommitCodec.decode(bytes, context: "log entry \(firstSequence)")
       return CommitInfo(number: c.number, firstSequence: c.firstSequence, lastSequence: c.lastSequence, time: c.time)
@@ -28,7 +28,7 @@ extension GraphReader {
   /// The commits that start after event `position`, oldest first: at most `maxCommits`,
   /// and no more once `maxEvents` events are gathered (always at least one commit when
   /// there is one).
-  package func commits(after position: UInt64, maxCommits: Int, maxEvents: Int = .max) throws -> [Commit] {
+  func commits(after position: UInt64, maxCommits: Int, maxEvents: Int = .max) throws -> [Commit] {
     var result: [Commit] = []
     guard position < .max else { return result }
     var events = 0

@@ -7,7 +7,7 @@ import Synchronization
 /// It holds the writer thread and its queue, the notifier that wakes followers of the log,
 /// the consumers' positions and the projections registered for inline maintenance. One per
 /// ``EventStore``; threads start on first use.
-package final class StoreService: Sendable {
+final class StoreService: Sendable {
   let env: Environment
   let dbs: StoreDatabases
   let model: Model
@@ -57,7 +57,7 @@ package final class StoreService: Sendable {
   }
 
   /// How many batches (write transactions) the writer thread has committed.
-  package var batchesCommitted: Int { batches.load(ordering: .relaxed) }
+  var batchesCommitted: Int { batches.load(ordering: .relaxed) }
 
   func countBatch() { batches.add(1, ordering: .relaxed) }
 
@@ -67,7 +67,7 @@ package final class StoreService: Sendable {
   /// idempotency key is already in the store is refused with
   /// ``ServiceError/alreadyCommitted(key:commit:)`` (the async API returns the first commit
   /// instead).
-  package func refuseRepeatedKey(_ metadata: CommitMetadata, in txn: WriteHandle) throws {
+  func refuseRepeatedKey(_ metadata: CommitMetadata, in txn: WriteHandle) throws {
     guard let key = metadata.idempotencyKey,
       let first = try txn.withValue(dbs.dedupe, key: key, { BigEndianKey.decode($0) }) ?? nil
     else { return }
@@ -80,18 +80,18 @@ package final class StoreService: Sendable {
 
   /// Checks a key the commit closure set itself (the one given up front was checked before
   /// the closure ran): a retry still lands once.
-  package func refuseKeySetInside(_ tx: Transaction, given: CommitMetadata, in txn: WriteHandle) throws {
+  func refuseKeySetInside(_ tx: Transaction, given: CommitMetadata, in txn: WriteHandle) throws {
     if tx.metadata.idempotencyKey != given.idempotencyKey { try refuseRepeatedKey(tx.metadata, in: txn) }
   }
 
   /// Called by ``EventStore/write(metadata:_:)`` inside its transaction, after the commit was
   /// appended: the inline projections follow it in the same transaction.
-  package func willCommit(_ info: CommitInfo, of tx: Transaction, in txn: WriteHandle) throws {
+  func willCommit(_ info: CommitInfo, of tx: Transaction, in txn: WriteHandle) throws {
     try projections.applyInline(after: info, of: tx, in: txn)
   }
 
   /// Called by ``EventStore/write(metadata:_:)`` after its transaction committed.
-  package func didCommit(_ info: CommitInfo) {
+  func didCommit(_ info: CommitInfo) {
     notifier.committed(lastSequence: info.lastSequence)
   }
 
@@ -128,7 +128,7 @@ package final class StoreService: Sendable {
   /// Stops the threads, letting the writer finish what is queued.
   ///
   /// Called by the store's deinit.
-  package func shutdown() {
+  func shutdown() {
     queue.close()
     let w = writer.withLock { $0 }
     // A store released on its own writer thread (its last reference was in a commit closure)

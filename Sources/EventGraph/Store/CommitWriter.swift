@@ -17,7 +17,7 @@ import LMDB
 ///   return try batch.commit(tx)
 /// }
 /// ```
-package final class CommitWriter: Sendable {
+final class CommitWriter: Sendable {
   let env: Environment
   let dbs: StoreDatabases
   let model: Model
@@ -38,7 +38,7 @@ package final class CommitWriter: Sendable {
   /// in a rerun). So `body` should act only through the batch.
   ///
   /// - Throws: what `body` throws (nothing is written then), or ``LMDBError``.
-  package func run<R>(_ body: (CommitBatch, _ reruns: Int) throws -> R) throws -> R {
+  func run<R>(_ body: (CommitBatch, _ reruns: Int) throws -> R) throws -> R {
     var reruns = 0
     while true {
       try env.growIfNearlyFull()
@@ -59,18 +59,18 @@ package final class CommitWriter: Sendable {
 }
 
 /// The log's end: the last commit's number and its last event's sequence (0 and 0 when empty).
-package struct LogEnd: Sendable, Hashable {
-  package var commit: UInt64
-  package var sequence: UInt64
+struct LogEnd: Sendable, Hashable {
+  var commit: UInt64
+  var sequence: UInt64
 }
 
 /// One write transaction of the ``CommitWriter``: the commits appended in it, in order, and
 /// what they leave for the next one to know without reading it back (the log's end, the
 /// next identity).
-package final class CommitBatch {
+final class CommitBatch {
   /// The transaction's handle: valid while ``isOpen``, which the writer clears when the
   /// transaction ends.
-  package let handle: WriteHandle
+  let handle: WriteHandle
   let dbs: StoreDatabases
   let model: Model
   let path: String
@@ -122,7 +122,7 @@ package final class CommitBatch {
   ///
   /// With `sharingBuffers`, commits made one after another reuse one projector's buffers
   /// (its state of the last commit is dropped first).
-  package func transaction(metadata: CommitMetadata, sharingBuffers: Bool = false) -> Transaction {
+  func transaction(metadata: CommitMetadata, sharingBuffers: Bool = false) -> Transaction {
     guard sharingBuffers else {
       return Transaction(batch: self, projector: Projector(txn: handle, dbs: dbs, model: model), metadata: metadata)
     }
@@ -141,7 +141,7 @@ package final class CommitBatch {
   ///     only the projection, the next step's source state.
   /// - Throws: ``StoreError/validation(object:property:message:)`` and the store's errors;
   ///   the transaction may have written then, and must be dropped.
-  package func commit(_ tx: Transaction, time: Date? = nil, log: Bool = true) throws -> CommitInfo? {
+  func commit(_ tx: Transaction, time: Date? = nil, log: Bool = true) throws -> CommitInfo? {
     try tx.checkOpen()
     guard !tx.events.isEmpty else { return nil }
     let projector = tx.projector
@@ -206,7 +206,7 @@ package final class CommitBatch {
 
   /// A batch in the same transaction that writes the databases of another version (an
   /// upcast's destination, or a step of its chain), starting from that log's end.
-  package func writing(to dbs: StoreDatabases, model: Model) -> CommitBatch {
+  func writing(to dbs: StoreDatabases, model: Model) -> CommitBatch {
     CommitBatch(handle: handle, dbs: dbs, model: model, path: path)
   }
 

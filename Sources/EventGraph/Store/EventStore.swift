@@ -66,8 +66,8 @@ public final class EventStore: Sendable {
   /// The store format this version writes and reads.
   public static let formatVersion = 1
 
-  package let env: Environment
-  package let dbs: StoreDatabases
+  let env: Environment
+  let dbs: StoreDatabases
   /// The active model: the one commits are checked against and written in.
   public let model: Model
   public let path: String
@@ -76,9 +76,9 @@ public final class EventStore: Sendable {
   public let storeID: String
   private let registryKey: String
   /// The writer thread, the log's notifier, consumers and projections (Service/).
-  package let service: StoreService
+  let service: StoreService
   /// The one path of commits to the log.
-  package let commits: CommitWriter
+  let commits: CommitWriter
   /// What this handle's last ``write(metadata:_:)`` left, for the next one to trust
   /// instead of reading it back when no other write came between (see ``LastCommit``).
   private let lastCommit = Mutex<LastCommit?>(nil)
@@ -240,6 +240,10 @@ public final class EventStore: Sendable {
     }
     return result
   }
+
+  /// How many batches (write transactions) the service's writer thread has committed, for
+  /// the benchmarks' commits-per-batch figures.
+  package var batchesCommitted: Int { service.batchesCommitted }
 
   /// Forces commits made with ``StoreOptions/Durability/relaxed`` to disk.
   public func flush() throws { try env.sync(force: true) }

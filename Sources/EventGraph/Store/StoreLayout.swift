@@ -6,40 +6,40 @@ import LMDB
 /// version (`log.v2`, `objects.v2`, …), so that an upcast can build the next version's
 /// log and projections beside the current ones and switch in one atomic step, and a
 /// rollback is a switch back. A `prefix` names scratch copies (an upcast's source state).
-package struct StoreDatabases: Sendable {
+struct StoreDatabases: Sendable {
   /// name → UTF-8 value: format, store ID, active model version.
-  package let meta: Database
+  let meta: Database
   /// model version (u32 BE) → model document (JSON).
-  package let models: Database
+  let models: Database
   /// first sequence (u64 BE) → commit record.
-  package let log: Database
+  let log: Database
   /// object → entity and attribute values.
-  package let objects: Database
+  let objects: Database
   /// object → entity (u16 BE), kept after a delete, so identities are never reused.
-  package let identities: Database
+  let identities: Database
   /// (object, relationship[, position or target]) → target or ∅: both sides of every link.
-  package let links: Database
+  let links: Database
   /// (entity, object) → ∅.
-  package let entities: Database
+  let entities: Database
   /// (object, first sequence of a commit that touched it) → ∅.
-  package let history: Database
+  let history: Database
   /// idempotency key → first sequence of the commit that carried it.
-  package let dedupe: Database
+  let dedupe: Database
   /// (entity, attribute, order-preserving value, object) → ∅, for `indexed` attributes.
-  package let index: Database
-  package let version: Int
-  package let prefix: String
+  let index: Database
+  let version: Int
+  let prefix: String
 
   static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index"]
   /// The databases every version has: its log and its projections.
   static let versionedNames = ["log"] + projectionNames
 
-  package static func name(_ base: String, version: Int, prefix: String = "") -> String {
+  static func name(_ base: String, version: Int, prefix: String = "") -> String {
     "\(prefix)\(base).v\(version)"
   }
 
   /// Opens (creating when `create`) the databases of `version`.
-  package static func open(_ env: Environment, version: Int, prefix: String = "", create: Bool) throws(LMDBError)
+  static func open(_ env: Environment, version: Int, prefix: String = "", create: Bool) throws(LMDBError)
     -> StoreDatabases?
   {
     func db(_ name: String) throws(LMDBError) -> Database? { try env.openDatabase(name, create: create) }
@@ -59,7 +59,7 @@ package struct StoreDatabases: Sendable {
   /// The checks made before every commit: no rebuild left unfinished, and the active
   /// model version still the one `model` is (another handle or process may have upcast
   /// or rolled back the store since this one was opened).
-  package func checkWritable(_ txn: WriteHandle, model: Model, path: String) throws {
+  func checkWritable(_ txn: WriteHandle, model: Model, path: String) throws {
     if try txn.contains(meta, key: MetaKey.rebuilding) {
       throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
     }
@@ -70,7 +70,7 @@ package struct StoreDatabases: Sendable {
   }
 
   /// The projection databases, in a fixed order (rebuild and verify walk them).
-  package var projections: [(name: String, db: Database)] {
+  var projections: [(name: String, db: Database)] {
     [
       ("objects", objects), ("identities", identities), ("links", links), ("entities", entities),
       ("history", history), ("dedupe", dedupe), ("index", index),
@@ -79,10 +79,10 @@ package struct StoreDatabases: Sendable {
 }
 
 /// Keys of the `meta` database.
-package enum MetaKey {
-  package static let format = "format"
-  package static let storeID = "storeID"
-  package static let activeVersion = "activeVersion"
+enum MetaKey {
+  static let format = "format"
+  static let storeID = "storeID"
+  static let activeVersion = "activeVersion"
   /// Present while a rebuild is under way; a store left with it needs a rebuild.
-  package static let rebuilding = "rebuilding"
+  static let rebuilding = "rebuilding"
 }

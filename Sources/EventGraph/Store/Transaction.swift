@@ -94,7 +94,7 @@ public final class Transaction: GraphReading {
 
   /// Inserts a new object, setting the defaults of every attribute but `given` (which the
   /// caller sets next, so the log holds no default that is overwritten at once).
-  package func insert(_ entityName: String, defaultsExcept given: Set<String>) throws -> ObjectID {
+  func insert(_ entityName: String, defaultsExcept given: Set<String>) throws -> ObjectID {
     try insert(try insertable(entityName)) { given.contains($0) }
   }
 

@@ -11,9 +11,9 @@ package final class UpcastStep {
   /// The commit's events in this step's source version: the source commit's for the first
   /// step, the step before's output for a later one.
   package let events: [Event]
-  package let sourceModel: Model
-  package let destinationModel: Model
-  /// The source state after the commit (once ``applySourceEvents()`` ran for the first step).
+  let sourceModel: Model
+  let destinationModel: Model
+  /// The source state after the commit.
   package let source: SourceGraph
   package let associations: Associations
   private let stage: VersionBuild.Stage
@@ -41,7 +41,7 @@ package final class UpcastStep {
 
   /// Applies the commit's events to the first step's scratch source state (a later step
   /// reads what the step before wrote); the state's history is not kept.
-  package func applySourceEvents() throws {
+  func applySourceEvents() throws {
     guard index == 0 else { return }
     for e in events { try source.projector.apply(e) }
     source.projector.forgetTouched()
@@ -53,9 +53,19 @@ package final class UpcastStep {
     return ObjectID(identities.next)
   }
 
-  /// The destination transaction of this commit.
+  /// The destination transaction of this commit, closed when the step ends.
   package func destination(metadata: CommitMetadata) -> Transaction {
-    batch.transaction(metadata: metadata)
+    let tx = batch.transaction(metadata: metadata)
+    transactions.append(tx)
+    return tx
+  }
+
+  /// The transactions this step made.
+  private var transactions: [Transaction] = []
+
+  /// Ends the step: its transactions can no longer be used.
+  func close() {
+    for tx in transactions { tx.close() }
   }
 
   /// Validates and writes what `tx` recorded: a commit of the destination log with the

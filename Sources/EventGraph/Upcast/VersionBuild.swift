@@ -27,6 +27,8 @@ package final class VersionBuild {
   /// The store's databases at the version the chain starts from.
   let sourceDBs: StoreDatabases
   let keys: UpcastKeys
+  /// What ``start(fingerprint:discardingNewerCommits:)`` was given, to start again with.
+  private var started = (fingerprint: "", discardingNewerCommits: false)
 
   /// Opens (creating) the databases of a chain of steps from the store's active version.
   ///
@@ -77,6 +79,7 @@ package final class VersionBuild {
   ///   has commits of its own (written after an earlier upcast, then rolled back).
   /// - Returns: whether it resumes.
   package func start(fingerprint: String, discardingNewerCommits: Bool) throws -> Bool {
+    started = (fingerprint, discardingNewerCommits)
     let (sourceDBs, keys, stages, store) = (self.sourceDBs, self.keys, self.stages, self.store)
     let destination = destinationModel
     return try store.env.write { txn in
@@ -125,25 +128,29 @@ package final class VersionBuild {
 
   // MARK: - Batches
 
-  /// What one batch did.
-  package struct BatchCounts {
-    package var commitsRead = 0
-    package var eventsRead = 0
-    package var commitsWritten = 0
-    package var eventsWritten = 0
-    /// Whether the source log was finished, and the store switched to the destination.
-    package var finished = false
-  }
+  /// What one batch did: the source commits and events it read, the destination commits
+  /// and events it wrote, whether it finished the source log (and switched the store to the
+  /// destination), and whether it found source objects made with identities the
+  /// destination may have given, and so started the upcast afresh instead.
+  package typealias BatchCounts = (
+    commitsRead: Int, eventsRead: Int, commitsWritten: Int, eventsWritten: Int, finished: Bool, restarted: Bool
+  )
 
   /// Runs one LMDB transaction: source commits from the checkpoint until `maxEvents` are
   /// read or the log ends, each through every step (`migrate` is called once per commit and
   /// step, in order); then the checkpoint; at the end of the log, the switch to the
   /// destination version.
   ///
-  /// - Throws: ``SourceIdentitiesOverlap`` when source objects were made with identities
-  ///   the destination may have given (start again), what `migrate` throws, the store's errors.
+  /// - Throws: what `migrate` throws, the store's errors.
   package func runBatch(maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws -> BatchCounts {
-    try store.commits.run { batch, _ in try runBatch(batch, maxEvents: maxEvents, migrate) }
+    do {
+      return try store.commits.run { batch, _ in try runBatch(batch, maxEvents: maxEvents, migrate) }
+    } catch is SourceIdentitiesOverlap {
+      // New source objects took identities the destination may have given already: start
+      // over, so that they keep theirs (`start` sees the overlap and starts afresh).
+      _ = try start(fingerprint: started.fingerprint, discardingNewerCommits: started.discardingNewerCommits)
+      return (0, 0, 0, 0, false, true)
+    }
   }
 
   private func runBatch(_ batch: CommitBatch, maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws
@@ -160,7 +167,7 @@ package final class VersionBuild {
     guard let b = try txn.get(meta, key: keys.base), let base = BigEndianKey.decode(b),
       try GraphReader(txn: txn, dbs: sourceDBs, model: store.model).lastObjectID() < base
     else { throw SourceIdentitiesOverlap() }
-    var counts = BatchCounts()
+    var counts: BatchCounts = (0, 0, 0, 0, false, false)
     var done = true
     var last = checkpoint
     var events = 0
@@ -193,6 +200,8 @@ package final class VersionBuild {
           index: i, commit: c, events: input, stage: stage, source: SourceGraph(projector: projector),
           associations: associations[i], destination: batch.writing(to: stage.output, model: stage.destinationModel),
           identities: counter)
+        defer { step.close() }
+        try step.applySourceEvents()
         try migrate(step)
         input = step.output
         if stage.isFinal, let written = step.written {
@@ -253,14 +262,13 @@ package final class VersionBuild {
 /// Why an upcast's storage refused; the migration module reports it as its own error, with
 /// the same message.
 package struct VersionBuildError: Error, CustomStringConvertible {
-  package let message: String
-  init(_ message: String) { self.message = message }
-  package var description: String { message }
+  package let description: String
+  init(_ message: String) { self.description = message }
 }
 
 /// Source objects were made, while the upcast was under way, with identities the
 /// destination may already have given to objects of its own: the upcast starts over.
-package struct SourceIdentitiesOverlap: Error {}
+struct SourceIdentitiesOverlap: Error {}
 
 /// The next identity an upcast gives a destination object that keeps no source's.
 final class IdentityCounter {

@@ -9,8 +9,7 @@ extension Upcaster {
     let inputs = stages[step.index].inputs
     let c = step.commit
     let events = step.events
-    // 1. The source state after the commit, and the objects whose mapping may change.
-    try step.applySourceEvents()
+    // 1. The objects whose mapping may change (the source state is after the commit).
     var named: [ObjectID] = []
     named.reserveCapacity(events.count)
     for e in events {
@@ -28,7 +27,6 @@ extension Upcaster {
     var metadata = c.metadata
     metadata.sourceCommit = c.firstSequence
     let tx = step.destination(metadata: metadata)
-    defer { tx.close() }
     let associations = step.associations
     let context = UpcastContext(
       source: graph, associations: associations, sourceModel: mapping.sourceModel, destination: tx)
@@ -56,9 +54,10 @@ extension Upcaster {
       // it made before: nothing to compare.
       for s in affected where changes.mayChangeInstances(inputs, of: s) {
         let current = try graph.state(s)
-        guard let state = try current ?? deletedEntity(s, graph), mapping.applies(m, to: state.entity)
+        // A deleted source's entity too: its destinations must go.
+        guard let entity = try current?.entity ?? graph.entity(everOf: s), mapping.applies(m, to: entity)
         else { continue }
-        let source = SourceObject(id: s, entity: state.entity)
+        let source = SourceObject(id: s, entity: entity)
         manager.drafts = []
         manager.draftSource = source
         let alive = current != nil
@@ -109,12 +108,6 @@ extension Upcaster {
       throw MigrationError(
         "source commit \(c.number) (sequence \(c.firstSequence)): the destination commit is invalid: \(error)")
     }
-  }
-
-  /// The entity a deleted source object had (its destinations must go too).
-  private func deletedEntity(_ s: ObjectID, _ graph: SourceGraph) throws -> ObjectState? {
-    guard let e = try graph.entity(everOf: s) else { return nil }
-    return ObjectState.placeholder(id: s, entity: e)
   }
 
   /// The identities in order, each once.

@@ -88,7 +88,7 @@ final class Upcaster {
     do {
       return try body()
     } catch let e as VersionBuildError {
-      throw MigrationError(e.message)
+      throw MigrationError(e.description)
     }
   }
 
@@ -127,16 +127,12 @@ final class Upcaster {
     var batches = 0
     while true {
       if let stop = stopAfterBatches, batches >= stop { break }
-      let batch: VersionBuild.BatchCounts
-      do {
-        batch = try build.runBatch(maxEvents: batchEvents) { step in try migrate(step) }
-      } catch is SourceIdentitiesOverlap {
-        // New source objects took identities the destination may have given already:
-        // start over, so that they keep theirs (prepare sees the overlap and starts afresh).
+      let batch = try build.runBatch(maxEvents: batchEvents) { step in try migrate(step) }
+      if batch.restarted {
+        // The upcast started over (source objects were made meanwhile): counted afresh.
         report = UpcastReport()
         report.sourceVersion = first.sourceModel.version
         report.destinationVersion = last.destinationModel.version
-        _ = try prepare()
         continue
       }
       batches += 1

@@ -1,9 +1,9 @@
-import EventGraph
 import Foundation
 import LMDB
 
 /// Commits' own LMDB writes, made directly through the LMDB module: the floor under the
-/// durable-commit ratios of issues 2 and 6.
+/// benchmarks' durable-commit ratios (Docs/benchmarks.md). It lives beside the store, whose
+/// layout it writes, and is not part of the public API.
 ///
 /// A store commit that sets one attribute writes three keys: the commit record at the log's
 /// end, the object's record, and the object's history entry. Written here without the
@@ -12,7 +12,7 @@ import LMDB
 /// the store's commits do: the store's ratio against raw LMDB can come near this one's,
 /// not pass it. Each is a real commit, setting the attribute to the value the object's
 /// record already holds, so the store stays consistent and its own commits go on after.
-final class CommitFloor {
+package final class CommitFloor {
   private let store: EventStore
   private let attribute: PropertyID
   private let entity: EntityID
@@ -22,14 +22,14 @@ final class CommitFloor {
   private var turn = 0
 
   /// Each of `targets` holds `value` in `attribute` (a commit of the store's set it).
-  init(store: EventStore, targets: [ObjectID], attribute: String, value: Value) throws {
+  package init(store: EventStore, targets: [ObjectID], attribute: String, value: Value) throws {
     guard let e = store.model.entity(named: "Item"), let a = e.propertyID(named: attribute), !targets.isEmpty else {
-      throw BaselineError(workload: "commit floor", message: "no Item with attribute \(attribute)")
+      throw StoreError.corrupt("commit floor: no Item with attribute \(attribute)")
     }
     self.targets = try store.env.read { txn in
       try targets.map { o in
         guard let record = try txn.get(store.dbs.objects, key: StoreKey.object(o)) else {
-          throw BaselineError(workload: "commit floor", message: "no record for #\(o.rawValue)")
+          throw StoreError.corrupt("commit floor: no record for #\(o.rawValue)")
         }
         return (o, record)
       }
@@ -43,9 +43,9 @@ final class CommitFloor {
   /// `n` commits, `perTransaction` to a durable transaction (the group commit's batch),
   /// each in a nested transaction of its own when `nested` (as the store's writer thread
   /// runs them, so that a refused commit is rolled back alone).
-  func commits(_ n: Int, perTransaction: Int = 1, nested: Bool = false) throws -> Measurement {
+  package func commits(_ n: Int, perTransaction: Int = 1, nested: Bool = false) throws {
     let dbs = store.dbs
-    return try run(n, perTransaction: perTransaction) { txn, last in
+    try run(n, perTransaction: perTransaction) { txn, last in
       let (o, record) = targets[turn % targets.count]
       turn += 1
       let commit = next(after: last, [.set(o, attribute: attribute, value: value)])
@@ -67,11 +67,11 @@ final class CommitFloor {
   /// records hold no identity — its identity, its entry among its entity's objects and its
   /// history entry), all at the ends of their databases, `perTransaction` commits to a
   /// durable transaction. The objects are real: the store reads them back as inserted.
-  func insertCommits(_ n: Int, perTransaction: Int) throws -> Measurement {
+  package func insertCommits(_ n: Int, perTransaction: Int) throws {
     let dbs = store.dbs
     let record = targets[0].record
     var nextObject: UInt64?
-    return try run(n, perTransaction: perTransaction) { txn, last in
+    try run(n, perTransaction: perTransaction) { txn, last in
       // The identity after the last one given, read once: the floor is the only writer.
       let o = ObjectID(try nextObject ?? lastIdentity(txn) + 1)
       nextObject = o.rawValue + 1
@@ -90,26 +90,24 @@ final class CommitFloor {
   /// transaction, given the commit before it, and returns it.
   private func run(
     _ n: Int, perTransaction: Int, _ write: (borrowing WriteTransaction, Commit) throws -> Commit
-  ) throws -> Measurement {
-    try measure(operations: n) {
-      var done = 0
-      while done < n {
-        let count = min(perTransaction, n - done)
-        try store.env.write { txn in
-          let c = try txn.cursor(store.dbs.log)
-          guard try c.last() else { throw BaselineError(workload: "commit floor", message: "the log is empty") }
-          var last = try c.withCurrent { _, v in try CommitCodec.decode(v, context: "the log's last commit") }
-          for _ in 0..<count { last = try write(txn, last) }
-        }
-        done += count
+  ) throws {
+    var done = 0
+    while done < n {
+      let count = min(perTransaction, n - done)
+      try store.env.write { txn in
+        let c = try txn.cursor(store.dbs.log)
+        guard try c.last() else { throw StoreError.corrupt("commit floor: the log is empty") }
+        var last = try c.withCurrent { _, v in try CommitCodec.decode(v, context: "the log's last commit") }
+        for _ in 0..<count { last = try write(txn, last) }
       }
+      done += count
     }
   }
 
   /// The highest identity given so far.
   private func lastIdentity(_ txn: borrowing WriteTransaction) throws -> UInt64 {
     let ids = try txn.cursor(store.dbs.identities)
-    guard try ids.last() else { throw BaselineError(workload: "commit floor", message: "no identities") }
+    guard try ids.last() else { throw StoreError.corrupt("commit floor: no identities") }
     return try ids.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
   }
 
