@@ -1,10 +1,10 @@
-@testable import EventGraph
 import EventGraphText
 import Foundation
 import LMDB
 import Synchronization
 import Testing
 
+@testable import EventGraph
 @testable import EventGraphMigration
 
 // MARK: - Seeded randomness

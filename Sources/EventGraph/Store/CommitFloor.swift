@@ -1,9 +1,10 @@
 import Foundation
 import LMDB
 
-/// Commits' own LMDB writes, made directly through the LMDB module: the floor under the
-/// benchmarks' durable-commit ratios (Docs/benchmarks.md). It lives beside the store, whose
-/// layout it writes, and is not part of the public API.
+/// Commits' own LMDB writes, made directly through the LMDB module.
+///
+/// The floor under the benchmarks' durable-commit ratios (Docs/benchmarks.md); it lives
+/// beside the store, whose layout it writes, and is not part of the public API.
 ///
 /// A store commit that sets one attribute writes three keys: the commit record at the log's
 /// end, the object's record, and the object's history entry. Written here without the
