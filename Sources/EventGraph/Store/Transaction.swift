@@ -387,5 +387,5 @@ public final class Transaction: GraphReading {
   // MARK: - Ending
 
   /// Ends the transaction's use (its closure returned).
-  package func close() { isOpen = false }
+  func close() { isOpen = false }
 }
