@@ -98,7 +98,8 @@ extension ParsedArguments {
   }
 }
 
-/// Opens a store for a command, read-only unless the command writes.
+/// Opens a store for a command, read-only unless the command writes, after checking every
+/// page of its file: a damaged store is reported, never read through a bad pointer.
 func openStore(_ path: String, writing: Bool = false) throws -> EventStore {
-  try EventStore(path: path, options: StoreOptions(readOnly: !writing))
+  try EventStore(path: path, options: StoreOptions(readOnly: !writing, checkPages: true))
 }

@@ -31,11 +31,17 @@ public struct EnvironmentOptions: Sendable {
   ///
   /// Durable commits then seldom grow the file. See ``Environment/beginWrite()``.
   public var fileReserve: Int
+  /// Walk every page of an existing data file before opening it (``PageCheck``).
+  ///
+  /// A damaged file is then reported instead of faulting a read. The meta pages and the file's
+  /// length are checked whatever this says.
+  public var checkPages: Bool
 
   public init(
     flags: EnvironmentFlags = [], mapSize: Int = 64 << 20, maxDatabases: Int = 32, maxReaders: Int = 126,
-    mode: Int32 = 0o644, fileReserve: Int = 0
+    mode: Int32 = 0o644, fileReserve: Int = 0, checkPages: Bool = false
   ) {
+    self.checkPages = checkPages
     self.flags = flags
     self.mapSize = mapSize
     self.maxDatabases = maxDatabases
@@ -78,6 +84,8 @@ public final class Environment: @unchecked Sendable {
   /// - Throws: ``LMDBError`` (``LMDBError/noSuchFile`` when the directory is missing,
   ///   ``LMDBError/invalid`` when the file is not an LMDB environment).
   public init(path: String, options: EnvironmentOptions = .init()) throws(LMDBError) {
+    try Self.checkDataFile(
+      options.flags.contains(.noSubdirectory) ? path : path + "/data.mdb", full: options.checkPages)
     var env: OpaquePointer?
     try check(mdb_env_create(&env), "mdb_env_create")
     guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
@@ -106,6 +114,25 @@ public final class Environment: @unchecked Sendable {
   }
 
   deinit { mdb_env_close(handle) }
+
+  /// Checks an existing data file before LMDB maps it.
+  ///
+  /// Its meta pages and length always (a file shorter than its pages in use faults the
+  /// reads of the missing ones), every page when `full`. A missing or empty file is a new environment.
+  private static func checkDataFile(_ file: String, full: Bool) throws(LMDBError) {
+    let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
+    // Unreadable is LMDB's to report (permission denied), not damage.
+    guard let size, size > 0, FileManager.default.isReadableFile(atPath: file) else { return }
+    do {
+      try PageCheck.check(dataFile: file, full: full)
+    } catch let damage as FileDamage {
+      throw LMDBError(damage: damage)
+    } catch is NotAnLMDBFile {
+      throw LMDBError(code: MDB_INVALID, operation: "mdb_env_open(\(file))")
+    } catch {
+      throw LMDBError(damage: FileDamage(file: file, detail: "\(error)"))
+    }
+  }
 
   // MARK: - Databases
 

@@ -10,13 +10,24 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
   public let code: Int32
   /// What the operation was, for the message.
   public let operation: String
+  /// What ``PageCheck`` found wrong in the data file, when that is why (``corrupted``).
+  public let damage: FileDamage?
 
   public init(code: Int32, operation: String) {
     self.code = code
     self.operation = operation
+    self.damage = nil
+  }
+
+  /// The error of an environment whose data file is damaged.
+  public init(damage: FileDamage) {
+    self.code = MDB_CORRUPTED
+    self.operation = "open"
+    self.damage = damage
   }
 
   public var description: String {
+    if let damage { return damage.description }
     let message = String(cString: mdb_strerror(code))
     // LMDB reports a write that came up short, which is what a full disk usually gives a
     // commit, as EIO rather than ENOSPC.

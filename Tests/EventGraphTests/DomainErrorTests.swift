@@ -49,6 +49,10 @@ struct DomainErrorTests {
     (.unknownModelVersion(4), .unknownModelVersion, "the store has no model version 4"),
     (.versionExists(2), .versionExists, "the store holds model version 2 already"),
     (
+      .damaged(path: "/s", detail: "/s/data.mdb is damaged (page 7): a page reached twice"), .damaged,
+      "/s/data.mdb is damaged (page 7): a page reached twice; `eventtool salvage /s --out DIR` recovers the commits that remain"
+    ),
+    (
       .versionInUse(1, reason: "it is the active version"), .versionInUse,
       "model version 1 cannot be dropped: it is the active version"
     ),

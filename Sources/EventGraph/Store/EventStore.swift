@@ -23,11 +23,19 @@ public struct StoreOptions: Sendable {
   /// size. 1 MiB by default, 0 for none; the file is up to one and a half times this
   /// bigger than its data (``StoreStatistics/usedSize``).
   public var fileReserve: Int
+  /// Check every page of the store's file before opening it.
+  ///
+  /// A damaged file is then reported (``StoreError/Code/damaged``) instead of faulting a
+  /// read; the command-line tool always checks. Reading the whole file costs time in proportion to its size, so a
+  /// service that opens its store once may prefer `eventtool verify` on a schedule. The
+  /// file's length and meta pages are checked at every open.
+  public var checkPages: Bool
 
   public init(
     readOnly: Bool = false, durability: Durability = .durable, initialMapSize: Int = 256 << 20,
-    fileReserve: Int = 1 << 20
+    fileReserve: Int = 1 << 20, checkPages: Bool = false
   ) {
+    self.checkPages = checkPages
     self.readOnly = readOnly
     self.durability = durability
     self.initialMapSize = initialMapSize
@@ -135,6 +143,8 @@ public final class EventStore: Sendable {
     let env: Environment
     do {
       env = try Environment(path: path, options: Self.environmentOptions(options))
+    } catch let e where e.damage != nil {
+      throw StoreError.damaged(path: path, detail: e.description)
     } catch {
       throw StoreError.notAStore(path: path, detail: error.description)
     }
@@ -178,7 +188,7 @@ public final class EventStore: Sendable {
     // Without fsync nothing waits for a flush: no reserve.
     return EnvironmentOptions(
       flags: flags, mapSize: o.initialMapSize, maxDatabases: 64, maxReaders: 126,
-      fileReserve: o.durability == .durable ? max(0, o.fileReserve) : 0)
+      fileReserve: o.durability == .durable ? max(0, o.fileReserve) : 0, checkPages: o.checkPages)
   }
 
   // MARK: - Reading

@@ -82,6 +82,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let versionInUse = Code(rawValue: "versionInUse")
     /// A checkpoint's name is empty or too long.
     public static let invalidCheckpointName = Code(rawValue: "invalidCheckpointName")
+    /// The store's file is damaged: `detail` says where.
+    public static let damaged = Code(rawValue: "damaged")
   }
 
   /// What kind of refusal this is.
@@ -183,6 +185,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "\(object).\(property): \(target) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
     case .lmdb: return lmdb?.description ?? "LMDB failed"
+    case .damaged: return "\(detail); `eventtool salvage \(path) --out DIR` recovers the commits that remain"
     case .versionExists: return "the store holds model version \(version) already"
     case .versionInUse: return "model version \(version) cannot be dropped: \(detail)"
     case .invalidCheckpointName:
@@ -246,6 +249,8 @@ extension StoreError {
   public static func unknownModelVersion(_ version: Int) -> Self { .init(.unknownModelVersion, version: version) }
 
   public static func alreadyOpen(path: String) -> Self { .init(.alreadyOpen, path: path) }
+
+  public static func damaged(path: String, detail: String) -> Self { .init(.damaged, path: path, detail: detail) }
 
   public static func versionExists(_ version: Int) -> Self { .init(.versionExists, version: version) }
 

@@ -79,6 +79,7 @@ struct RollbackCommand: ToolCommand {
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let path = try a.required("STORE")
     let to = try a.int("to")
+    _ = try openStore(path)  // its pages checked, and closed again before the rollback opens it
     let now = try EventStore.rollback(at: path, to: to)
     io.print("\(path) is now at version \(now)")
   }
