@@ -6,12 +6,21 @@ extension Model {
   /// Loads and checks a model file.
   ///
   /// - Throws: ``ModelError/invalidFile(file:detail:)`` naming the file, and the line, key
-  ///   or entity and property at fault.
+  ///   or entity and property at fault; a file that cannot be read (missing, a directory,
+  ///   not permitted) or that declares no entity.
   public init(contentsOf path: String) throws(ModelError) {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw .invalidFile(file: path, detail: "cannot be read")
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReading.contents(atPath: path)
+    } catch {
+      throw .invalidFile(file: path, detail: error.reason)
     }
-    try self.init(json: data, file: path)
+    try self.init(json: bytes, file: path)
+    // A model without entities can hold nothing; as an upcast's destination it would drop
+    // every object. (A store made by an earlier version with one still opens.)
+    guard !entities.isEmpty else {
+      throw .invalidFile(file: path, detail: "entities: a model needs at least one entity")
+    }
   }
 
   /// Parses and checks a model document; `file` names it in errors.
