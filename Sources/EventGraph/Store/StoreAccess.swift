@@ -6,8 +6,9 @@ import Foundation
 /// EventGraph store"; when the cause is a permission, the user needs to read which file and
 /// what access (`permission denied on book.store/data.mdb (writing)`).
 package enum StoreAccess {
-  /// The first of the store's files that this process may not use as opening it needs:
-  /// the directory (searching it, or writing it to create `lock.mdb`), `lock.mdb` (read and
+  /// The first of the store's files that this process may not use as opening it needs.
+  ///
+  /// In order: the directory (searching it, or writing it to create `lock.mdb`), `lock.mdb` (read and
   /// written by every LMDB process, readers too), `data.mdb` (read, and written unless the
   /// store is opened read-only). Nil when each is usable, or when the path does not
   /// exist or holds no `data.mdb` (the open's own error says so).

@@ -65,7 +65,8 @@ extension EventStore {
       try EventStore(path: path, options: StoreOptions(readOnly: true)).copy(to: copy)
       let (report, _) = try upcast(
         at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
-        modelFiles: modelFiles, batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits, progress: progress)
+        modelFiles: modelFiles, batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits,
+        progress: progress)
       var sample: [String] = []
       let migrated = try EventStore(path: copy, options: StoreOptions(readOnly: true))
       for e in model.entities {
