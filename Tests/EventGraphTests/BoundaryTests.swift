@@ -57,7 +57,8 @@ struct BoundaryTests {
     }
     #expect(try store.read { try $0.logEnd() } == end)
     #expect(try ServiceFixtures.itemNames(store) == ["a"])
-    _ = try await store.commit(expecting: [.logEnd(end.sequence)]) { tx in try tx.insert("Item", ["name": .string("b")]) }
+    _ = try await store.commit(expecting: [.logEnd(end.sequence)]) { tx in try tx.insert("Item", ["name": .string("b")])
+    }
     #expect(try ServiceFixtures.itemNames(store).sorted() == ["a", "b"])
   }
 

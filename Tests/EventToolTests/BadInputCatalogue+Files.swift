@@ -122,80 +122,70 @@ extension BadInput {
     ]
   }()
 
-  /// Import cases assert the file only: its messages are being reworded elsewhere.
-  static let importCases: [BadInput] = {
-    func importing(_ file: FileKind) -> BadInput {
-      bad(1, ["import", "@S", "@D/in.jsonl"], ["@D/in.jsonl"], files: ["in.jsonl": file])
-    }
-    return [
-      bad(1, ["import", "@S", "@D"], ["@D"]),
-      bad(1, ["import", "@S", "/tmp"], ["/tmp"]),
-      bad(1, ["import", "@S", "@D/missing.jsonl"], ["@D/missing.jsonl"]),
-      importing(.directory),
-      importing(.fifo),
-      importing(garbage),
-      importing(invalidUTF8),
-      importing(
-        .text(#"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "A", "lastName": "B"}}"# + "\n{nope\n")
+  /// The faults import and append share.
+  ///
+  /// A JSON Lines file that is no file, cannot be read or is no text; a store they may not
+  /// write. They assert the file only: these commands' messages are being reworded elsewhere.
+  static func jsonLinesFaults(_ command: String) -> [BadInput] {
+    let faults: [FileKind] = [.directory, .fifo, garbage, invalidUTF8]
+    return faults.map { jsonLines(command, $0) } + [
+      bad(1, [command, "@S", "/tmp"], ["/tmp"]),
+      bad(1, [command, "@S", "@D/missing.jsonl"], ["@D/missing.jsonl"]),
+      bad(2, [command, "@S"], ["FILE"]),
+      bad(
+        1, [command, "@S", "@D/secret.jsonl"], ["@D/secret.jsonl"], files: ["secret.jsonl": .unreadable("")],
+        access: .otherUser),
+      bad(
+        1, [command, "@S", "@D/in.jsonl"], ["@S/data.mdb", "permission denied"], files: ["in.jsonl": .text("")],
+        access: .readOnlyStore),
+    ]
+  }
+
+  /// `command STORE @D/in.jsonl` with this file.
+  static func jsonLines(_ command: String, _ file: FileKind) -> BadInput {
+    bad(1, [command, "@S", "@D/in.jsonl"], ["@D/in.jsonl"], files: ["in.jsonl": file])
+  }
+
+  static let importCases: [BadInput] =
+    jsonLinesFaults("import")
+    + [
+      .text(#"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "A", "lastName": "B"}}"# + "\n{nope\n"),
+      .text(#"{"id": "a", "entity": "Nope"}"#),
+      .text(#"{"id": "a", "entity": "AddressBook", "attributes": {"nickname": "A"}}"#),
+      .text(#"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": 7, "lastName": "B"}}"#),
+      .text(
+        #"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "A", "lastName": "B"}, "relationships": {"phones": ["zz"]}}"#
       ),
-      importing(.text(#"{"id": "a", "entity": "Nope"}"#)),
-      importing(.text(#"{"id": "a", "entity": "AddressBook", "attributes": {"nickname": "A"}}"#)),
-      importing(.text(#"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": 7, "lastName": "B"}}"#)),
+      .text(#"[1, 2, 3]"#),
+    ].map { jsonLines("import", $0) } + [
       // A commit the store refuses is reported without the file (ImportCommand prefixes it to
       // format errors only): the property is what this case can assert.
       bad(
         1, ["import", "@S", "@D/in.jsonl"], ["lastName"],
         files: ["in.jsonl": .text(#"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "A"}}"#)]),
-      importing(
-        .text(
-          #"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "A", "lastName": "B"}, "relationships": {"phones": ["zz"]}}"#
-        )),
-      importing(.text(#"[1, 2, 3]"#)),
+      bad(1, ["import", "@S", "@D"], ["@D"]),
       bad(1, ["import", "@S", "-"], ["standard input"], input: "{\"id\": 1}\n"),
-      bad(2, ["import", "@S"], ["FILE"]),
       bad(2, ["import", "@S", "@D/in.jsonl", "--batch", "0"], ["--batch"], files: ["in.jsonl": .text("")]),
       bad(2, ["import", "@S", "@D/in.jsonl", "--batch", "many"], ["--batch", "many"], files: ["in.jsonl": .text("")]),
       bad(1, ["import", "@D", "@X/AddressBook.v1.model.json"], ["@D"]),
-      bad(
-        1, ["import", "@S", "@D/secret.jsonl"], ["@D/secret.jsonl"], files: ["secret.jsonl": .unreadable("")],
-        access: .otherUser),
-      bad(
-        1, ["import", "@S", "@D/in.jsonl"], ["@S/data.mdb", "permission denied"], files: ["in.jsonl": .text("")],
-        access: .readOnlyStore),
     ]
-  }()
 
-  /// Append cases assert the file only: its messages are being reworded elsewhere.
-  static let appendCases: [BadInput] = {
-    func appending(_ file: FileKind) -> BadInput {
-      bad(1, ["append", "@S", "@D/in.jsonl"], ["@D/in.jsonl"], files: ["in.jsonl": file])
-    }
-    return [
-      bad(1, ["append", "@S", "/tmp"], ["/tmp"]),
-      bad(1, ["append", "@S", "@D/missing.jsonl"], ["@D/missing.jsonl"]),
-      appending(.directory),
-      appending(.fifo),
-      appending(garbage),
-      appending(invalidUTF8),
-      appending(.text(#"{"commit": "c1", "type": "insert", "object": "$a", "entity": "Nope"}"#)),
-      appending(.text(#"{"commit": "c1", "type": "explode", "object": "AddressBook/1"}"#)),
-      appending(.text(#"{"commit": "c1", "type": "set", "object": "AddressBook/1", "key": "nope", "value": 1}"#)),
-      appending(.text(#"{"commit": "c1", "type": "set", "object": "AddressBook/1", "key": "firstName", "value": 1}"#)),
-      appending(.text(#"{"commit": "c1", "type": "set", "object": "Nope/1", "key": "firstName", "value": "x"}"#)),
-      appending(.text(#"{"commit": "c1", "type": "set", "object": "$never", "key": "firstName", "value": "x"}"#)),
-      appending(.text(#"{"commit": "c1", "type": "delete", "object": "AddressBook/99"}"#)),
-      appending(.text(#"{"type": "delete", "object": "AddressBook/1"}"#)),
-      appending(.text("{\"commit\": \"c1\", \"type\": \"set\",\n")),
+  static let appendCases: [BadInput] =
+    jsonLinesFaults("append")
+    + [
+      #"{"commit": "c1", "type": "insert", "object": "$a", "entity": "Nope"}"#,
+      #"{"commit": "c1", "type": "explode", "object": "AddressBook/1"}"#,
+      #"{"commit": "c1", "type": "set", "object": "AddressBook/1", "key": "nope", "value": 1}"#,
+      #"{"commit": "c1", "type": "set", "object": "AddressBook/1", "key": "firstName", "value": 1}"#,
+      #"{"commit": "c1", "type": "set", "object": "Nope/1", "key": "firstName", "value": "x"}"#,
+      #"{"commit": "c1", "type": "set", "object": "$never", "key": "firstName", "value": "x"}"#,
+      #"{"commit": "c1", "type": "delete", "object": "AddressBook/99"}"#,
+      #"{"type": "delete", "object": "AddressBook/1"}"#,
+      "{\"commit\": \"c1\", \"type\": \"set\",\n",
+    ].map { jsonLines("append", .text($0)) } + [
       bad(1, ["append", "@S", "-"], ["standard input"], input: "not json\n"),
       bad(2, ["append", "@S", "@D/in.jsonl", "--jsn"], ["--jsn"], files: ["in.jsonl": .text("")]),
-      bad(
-        1, ["append", "@S", "@D/secret.jsonl"], ["@D/secret.jsonl"], files: ["secret.jsonl": .unreadable("")],
-        access: .otherUser),
-      bad(
-        1, ["append", "@S", "@D/in.jsonl"], ["@S/data.mdb", "permission denied"], files: ["in.jsonl": .text("")],
-        access: .readOnlyStore),
     ]
-  }()
 
   static let diagramCases: [BadInput] = [
     bad(2, ["diagram"], ["SOURCE"]),
