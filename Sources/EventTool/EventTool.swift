@@ -1,5 +1,6 @@
 import EventGraph
 import EventGraphMigration
+internal import EventGraphText
 import Foundation
 
 /// One `eventtool` subcommand: its description (from which parsing and help come) and
@@ -73,9 +74,24 @@ public struct EventTool: Sendable {
       io.printError("eventtool \(parsed.command.name): \(m)\nSee 'eventtool help \(parsed.command.name)'.")
       return 2
     } catch {
-      io.printError("eventtool \(parsed.command.name): \(error)")
+      io.printError("eventtool \(parsed.command.name): \(Self.message(error))")
       return 1
     }
+  }
+
+  /// An error as a user reads it: Foundation's file errors (creating a store's directory
+  /// where one may not) as `PATH: permission denied`, the project's own by their description.
+  static func message(_ error: any Error) -> String {
+    let ns = error as NSError
+    guard ns.domain == NSCocoaErrorDomain, let path = ns.userInfo[NSFilePathErrorKey] as? String else {
+      return "\(error)"
+    }
+    guard let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error,
+      case let posix = underlying as NSError, posix.domain == NSPOSIXErrorDomain
+    else {
+      return "\(path): \(ns.localizedDescription)"
+    }
+    return "\(path): \(FileReading.reason(Int32(posix.code)))"
   }
 }
 
@@ -100,6 +116,24 @@ extension ParsedArguments {
 
 /// Opens a store for a command, read-only unless the command writes, after checking every
 /// page of its file: a damaged store is reported, never read through a bad pointer.
+///
+/// - Throws: the store's errors; a permission that stops the open is reported as such
+///   (``reportingAccess(_:writing:_:)``).
 func openStore(_ path: String, writing: Bool = false) throws -> EventStore {
-  try EventStore(path: path, options: StoreOptions(readOnly: !writing, checkPages: true))
+  try reportingAccess(path, writing: writing) {
+    try EventStore(path: path, options: StoreOptions(readOnly: !writing, checkPages: true))
+  }
+}
+
+/// Runs `body`, which opens the store at `path`; when the store refuses to open because
+/// this process may not read or write one of its files, that is what the error says
+/// (`permission denied on book.store/data.mdb (writing)`), rather than "not an EventGraph
+/// store".
+func reportingAccess<R>(_ path: String, writing: Bool, _ body: () throws -> R) throws -> R {
+  do {
+    return try body()
+  } catch let e as StoreError where e.code == .notAStore {
+    if let problem = StoreAccess.problem(at: path, writing: writing) { throw ToolError.failed(problem) }
+    throw e
+  }
 }

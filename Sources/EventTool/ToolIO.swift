@@ -1,3 +1,4 @@
+internal import EventGraphText
 import Foundation
 
 /// Where a command reads and writes: the process's streams, or buffers in tests.
@@ -35,13 +36,17 @@ public final class ToolIO: @unchecked Sendable {
   /// Prints a line to standard error.
   public func printError(_ line: String) { writeErr(line + "\n") }
 
-  /// Reads a file, or standard input for `-`.
+  /// Reads a file (also a pipe or a device such as /dev/stdin), or standard input for `-`.
+  ///
+  /// - Throws: ``ToolError/failed(_:)`` naming the path and why it cannot be read: missing,
+  ///   not permitted, a directory, a FIFO nothing was written to.
   public func read(_ path: String) throws -> [UInt8] {
     if path == "-" { return readInput() }
-    // A FileHandle also reads pipes and devices (/dev/stdin), which FileManager does not.
-    guard let handle = FileHandle(forReadingAtPath: path) else { throw ToolError.failed("\(path): cannot be read") }
-    defer { try? handle.close() }
-    return [UInt8](handle.readDataToEndOfFile())
+    do {
+      return try FileReading.contents(atPath: path)
+    } catch {
+      throw ToolError.failed(error.description)
+    }
   }
 
   /// A progress bar on a terminal; nothing otherwise.

@@ -6,12 +6,21 @@ extension Model {
   /// Loads and checks a model file.
   ///
   /// - Throws: ``ModelError/invalidFile(file:detail:)`` naming the file, and the line, key
-  ///   or entity and property at fault.
+  ///   or entity and property at fault; a file that cannot be read (missing, a directory,
+  ///   not permitted) or that declares no entity.
   public init(contentsOf path: String) throws(ModelError) {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw .invalidFile(file: path, detail: "cannot be read")
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReading.contents(atPath: path)
+    } catch {
+      throw .invalidFile(file: path, detail: error.reason)
     }
-    try self.init(json: data, file: path)
+    try self.init(json: bytes, file: path)
+    // A model without entities can hold nothing; as an upcast's destination it would drop
+    // every object. (A store made by an earlier version with one still opens.)
+    guard !entities.isEmpty else {
+      throw .invalidFile(file: path, detail: "entities: a model needs at least one entity")
+    }
   }
 
   /// Parses and checks a model document; `file` names it in errors.
@@ -59,24 +68,28 @@ extension Model {
     )
     for a in try r.objects("attributes") {
       try a.rejectUnknownKeys(allowed: ["name", "type", "optional", "default", "renamingIdentifier", "indexed"])
+      // The messages name the property as well as its place: `entities[0].attributes[2]`
+      // alone sends the reader counting.
+      let name = try a.string("name")
       let typeName = try a.string("type")
       guard let type = AttributeType(rawValue: typeName) else {
         throw JSONReadError(
-          context: a.context,
+          context: a.context + ".type",
           message:
-            "unknown type '\(typeName)' (one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))")
+            "\(e.name).\(name): unknown type '\(typeName)' (one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))"
+        )
       }
       var defaultValue: Value? = nil
       if let d = a.optionalValue("default") {
         do {
           defaultValue = try Value.fromJSON(d, as: type)
         } catch {
-          throw JSONReadError(context: a.context + ".default", message: error.description)
+          throw JSONReadError(context: a.context + ".default", message: "\(e.name).\(name): \(error.description)")
         }
       }
       e.attributes.append(
         AttributeDescription(
-          name: try a.string("name"), type: type, isOptional: try a.bool("optional", default: false),
+          name: name, type: type, isOptional: try a.bool("optional", default: false),
           defaultValue: defaultValue, renamingIdentifier: try a.optionalString("renamingIdentifier"),
           isIndexed: try a.bool("indexed", default: false)))
     }
@@ -85,21 +98,25 @@ extension Model {
         "name", "destination", "toMany", "ordered", "optional", "minCount", "maxCount", "inverse", "deleteRule",
         "renamingIdentifier", "copy",
       ])
+      let name = try x.string("name")
       let ruleName = try x.optionalString("deleteRule") ?? "nullify"
       guard let rule = DeleteRule(rawValue: ruleName) else {
         throw JSONReadError(
-          context: x.context, message: "unknown deleteRule '\(ruleName)' (nullify, cascade, deny, noAction)")
+          context: x.context + ".deleteRule",
+          message: "\(e.name).\(name): unknown deleteRule '\(ruleName)' (nullify, cascade, deny, noAction)")
       }
       var copy: CopyPolicy? = nil
       if let c = try x.optionalString("copy") {
         guard let p = CopyPolicy(rawValue: c) else {
-          throw JSONReadError(context: x.context, message: "unknown copy policy '\(c)' (deep, reference, skip)")
+          throw JSONReadError(
+            context: x.context + ".copy",
+            message: "\(e.name).\(name): unknown copy policy '\(c)' (deep, reference, skip)")
         }
         copy = p
       }
       e.relationships.append(
         RelationshipDescription(
-          name: try x.string("name"), destination: try x.string("destination"),
+          name: name, destination: try x.string("destination"),
           isToMany: try x.bool("toMany", default: false), isOrdered: try x.bool("ordered", default: false),
           isOptional: try x.bool("optional", default: true), minCount: try x.optionalInt("minCount"),
           maxCount: try x.optionalInt("maxCount"), inverse: try x.optionalString("inverse"), deleteRule: rule,

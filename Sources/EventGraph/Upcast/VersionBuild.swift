@@ -329,7 +329,7 @@ extension VersionBuild {
         target = from
       }
       guard target != active else { throw VersionBuildError("\(path) is already at version \(target)") }
-      guard try txn.get(store.dbs.models, key: BigEndianKey(UInt64(target))) != nil,
+      guard target >= 1, try txn.get(store.dbs.models, key: BigEndianKey(UInt64(target))) != nil,
         try txn.openDatabase(StoreDatabases.name("log", version: target), create: false) != nil
       else { throw VersionBuildError("\(path) has no version \(target)") }
       // Forward to an upcast's result only if its source log has not moved on since.

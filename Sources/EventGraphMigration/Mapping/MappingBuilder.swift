@@ -76,6 +76,7 @@ struct MappingBuilder {
       inferred.insert(name)
       written.append(EntityMapping(name: name, source: e.name, destination: d.name))
     }
+    if mapping == nil && written.isEmpty { try refuseDisjointModels() }
     let names = Dictionary(uniqueKeysWithValues: written.enumerated().map { ($1.name, $0) })
     // Which mapping keeps identities: the first one-object mapping of each source entity.
     var keeper: [String: Int] = [:]
@@ -98,6 +99,20 @@ struct MappingBuilder {
           + refusals.map { "\($0.location): \($0.message)" }.joined(separator: "; "))
     }
     return result
+  }
+
+  /// Refuses a wholly inferred mapping that maps no source entity: the destination is most
+  /// likely another model that happens to have a greater version, and the upcast would
+  /// drop every object, leave an empty store and succeed.
+  func refuseDisjointModels() throws(MappingError) {
+    let kept = source.entities.filter { !$0.isAbstract }
+    guard !kept.isEmpty else { return }
+    throw error(
+      "",
+      "the model '\(destination.name)' v\(destination.version) shares no entity with the store's '\(source.name)' "
+        + "v\(source.version) (the store has \(kept.map(\.name).joined(separator: ", ")); the model has "
+        + "\(destination.entities.map(\.name).joined(separator: ", "))): an inferred mapping would drop every object. "
+        + "Check that it is the model you meant, or write a mapping that says what becomes of them")
   }
 
   /// The destination entity a source entity maps to by inference: the same name, or a

@@ -7,10 +7,13 @@ extension MappingModel {
   ///
   /// Unknown keys are errors that name the key and the file.
   public init(contentsOf path: String) throws(MappingError) {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw MappingError(file: path, location: "", message: "cannot be read")
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReading.contents(atPath: path)
+    } catch {
+      throw MappingError(file: path, location: "", message: error.reason)
     }
-    try self.init(json: [UInt8](data), file: path)
+    try self.init(json: bytes, file: path)
   }
 
   /// Parses a mapping document.

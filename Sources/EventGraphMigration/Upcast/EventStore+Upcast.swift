@@ -43,14 +43,17 @@ extension EventStore {
   ///   - models: the versions to go through, in order; the last is the destination.
   ///   - mappings: the written mappings, placed by their `source` version; a step with none
   ///     is inferred.
+  ///   - mappingFiles: the files `mappings` were read from, in the same order, for errors.
+  ///   - modelFiles: the files `models` were read from, in the same order: an inferred
+  ///     step's errors name the file of its destination model.
   ///   - batchEvents: source events per LMDB transaction (and checkpoint); 10,000 by default.
   ///   - discardingNewerCommits: upcast again even though the destination version has
   ///     commits of its own (written after an earlier upcast, then rolled back): they are
   ///     lost. Without it such an upcast is refused.
   public static func upcast(
     at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
-    mappingFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil, discardingNewerCommits: Bool = false,
-    progress: (Int) -> Void = { _ in }
+    mappingFiles: [String] = [], modelFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil,
+    discardingNewerCommits: Bool = false, progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
     if dryRun {
@@ -62,7 +65,8 @@ extension EventStore {
       try EventStore(path: path, options: StoreOptions(readOnly: true)).copy(to: copy)
       let (report, _) = try upcast(
         at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
-        batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits, progress: progress)
+        modelFiles: modelFiles, batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits,
+        progress: progress)
       var sample: [String] = []
       let migrated = try EventStore(path: copy, options: StoreOptions(readOnly: true))
       for e in model.entities {
@@ -80,11 +84,12 @@ extension EventStore {
     }
     var chain: [CompiledMapping] = []
     var from = store.model
-    for next in models {
+    for (step, next) in models.enumerated() {
       let index = mappings.firstIndex { $0.source == from.version }
       let file =
         index.flatMap { $0 < mappingFiles.count ? mappingFiles[$0] : nil }
         ?? "inferred mapping v\(from.version)-v\(next.version)"
+        + (step < modelFiles.count ? " to \(modelFiles[step])" : "")
       chain.append(
         try CompiledMapping(index.map { mappings[$0] }, from: from, to: next, policies: policies, file: file))
       from = next

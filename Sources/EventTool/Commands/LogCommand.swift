@@ -24,6 +24,13 @@ struct LogCommand: ToolCommand {
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let from = try a.sequence("from") ?? 1
     let to = try a.sequence("to") ?? .max
+    // An empty range would print nothing and succeed, as if the log were empty.
+    guard to >= from else {
+      throw ToolError.usage(
+        a.value("from") == nil
+          ? "--to \(to) is before the first event (sequence 1)"
+          : "--to \(to) is before --from \(from): the range would be empty")
+    }
     let json = a.flag("json")
     if a.flag("follow") {
       return try LogFollow.run(a, io, from: from, to: to, json: json)

@@ -39,17 +39,21 @@ struct UpcastCommand: ToolCommand {
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let path = try a.required("STORE")
-    let models = try a.values("model").map { try Model(contentsOf: $0) }
+    let batch = try a.int("batch")
+    if let batch, batch < 1 { throw ToolError.usage("--batch needs a positive number, not \(batch)") }
+    let modelFiles = a.values("model")
+    let models = try modelFiles.map { try Model(contentsOf: $0) }
     let mappingFiles = a.values("mapping")
     let mappings = try mappingFiles.map { try MappingModel(contentsOf: $0) }
     let total = try openStore(path).read { Int(try $0.logEnd().sequence) }
     let bar = io.progress("upcast", total: total)
     let dryRun = a.flag("dry-run")
-    let batch = try a.int("batch")
-    if let batch, batch < 1 { throw ToolError.usage("--batch needs a positive number, not \(batch)") }
-    let (report, sample) = try EventStore.upcast(
-      at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, dryRun: dryRun,
-      batchEvents: batch, discardingNewerCommits: a.flag("discard-newer"), progress: { bar.update($0) })
+    let (report, sample) = try reportingAccess(path, writing: !dryRun) {
+      try EventStore.upcast(
+        at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
+        modelFiles: modelFiles, dryRun: dryRun, batchEvents: batch, discardingNewerCommits: a.flag("discard-newer"),
+        progress: { bar.update($0) })
+    }
     bar.finish()
     io.print(
       (dryRun ? "dry run (nothing written): " : "") + "upcast v\(report.sourceVersion) -> v\(report.destinationVersion)"
@@ -79,8 +83,9 @@ struct RollbackCommand: ToolCommand {
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let path = try a.required("STORE")
     let to = try a.int("to")
+    if let to, to < 1 { throw ToolError.usage("--to needs a model version (1 or more), not \(to)") }
     _ = try openStore(path)  // its pages checked, and closed again before the rollback opens it
-    let now = try EventStore.rollback(at: path, to: to)
+    let now = try reportingAccess(path, writing: true) { try EventStore.rollback(at: path, to: to) }
     io.print("\(path) is now at version \(now)")
   }
 }
