@@ -40,7 +40,7 @@ public struct EventTool: Sendable {
     [
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
       FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
-      RollbackCommand(), CloneCommand(), SnapshotCommand(), DiagramCommand(),
+      RollbackCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), DiagramCommand(),
       DemoCommand(), ReferenceCommand(),
     ]
   }

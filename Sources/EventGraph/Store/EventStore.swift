@@ -102,6 +102,13 @@ public final class EventStore: Sendable {
   ///
   /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` holds anything.
   public static func create(at path: String, model: Model, options: StoreOptions = .init()) throws -> EventStore {
+    try create(at: path, model: model, options: options, storeID: nil)
+  }
+
+  /// ``create(at:model:options:)`` keeping a given identity (a salvaged store keeps its own).
+  static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?) throws
+    -> EventStore
+  {
     let fm = FileManager.default
     var isDirectory: ObjCBool = false
     if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -119,7 +126,7 @@ public final class EventStore: Sendable {
       }
       try env.write { txn in
         try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
-        try txn.put(dbs.meta, key: MetaKey.storeID, value: UUID().uuidString)
+        try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
         try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
         try txn.put(dbs.models, key: BigEndianKey(UInt64(model.version)), value: Array(model.json.serialized().utf8))
       }

@@ -1,0 +1,172 @@
+import Foundation
+import LMDB
+
+/// What ``EventStore/salvage(_:into:progress:)`` recovered, and what it could not.
+public struct SalvageReport: Sendable, Hashable {
+  /// The LMDB transaction of the meta page the log was read from.
+  public var transaction: UInt64 = 0
+  /// Whether that was not the newest meta page: the other one is damaged (its last
+  /// transaction is lost), or its log is shorter.
+  public var usedOlderMetaPage = false
+  public var modelVersion = 0
+  public var commits = 0
+  public var events = 0
+  /// The last sequence recovered (0 when none).
+  public var lastSequence: UInt64 = 0
+  /// Commits the damaged log recorded beyond those recovered, by its tree's own count.
+  public var commitsLost = 0
+  /// Why the recovery stopped before the log's recorded end; `nil` when it recovered every
+  /// commit the log recorded.
+  public var stoppedBecause: String?
+  /// Model versions the store held besides the active one; their logs are not carried.
+  public var versionsLeftBehind: [Int] = []
+  /// Checkpoints and consumer positions the store held; not carried, since they may
+  /// point past the recovered log.
+  public var checkpointsLeftBehind: [String] = []
+}
+
+extension EventStore {
+  /// Writes a new, verified store at `out` from every commit record of `path`'s active log
+  /// that still passes its checksum, in order, stopping at the first damaged one.
+  ///
+  /// The damaged store is read with ordinary reads, never through LMDB's map, from
+  /// whichever meta page gives the longer log (so a damaged newest meta page is recovered
+  /// from the other one, losing at most its last transaction). The new store keeps the
+  /// store's identity, its active model and every recovered commit byte for byte; its
+  /// projections are made by replaying them.
+  ///
+  /// - Parameter progress: called with the commits recovered so far.
+  /// - Throws: ``StoreError/damaged(path:detail:)`` when neither meta page, or neither
+  ///   version of the store's metadata, can be read; the new store's errors.
+  public static func salvage(_ path: String, into out: String, progress: (Int) -> Void = { _ in }) throws
+    -> SalvageReport
+  {
+    let dataFile = path + "/data.mdb"
+    let snapshots = try FileSnapshot.all(dataFile: dataFile)
+    var best: (snapshot: FileSnapshot, origin: Origin, prefix: LogPrefix)?
+    var failures: [String] = []
+    for snapshot in snapshots {
+      do {
+        let origin = try Origin(snapshot)
+        let prefix = try LogPrefix(snapshot, version: origin.model.version)
+        if best == nil || prefix.commits > best?.prefix.commits ?? 0 { best = (snapshot, origin, prefix) }
+      } catch {
+        failures.append("meta page \(snapshot.meta.index) (transaction \(snapshot.meta.transaction)): \(error)")
+      }
+    }
+    guard let best else {
+      let detail = failures.isEmpty ? "neither meta page is intact" : failures.joined(separator: "; ")
+      throw StoreError.damaged(path: path, detail: "\(dataFile) cannot be salvaged: \(detail)")
+    }
+    let store = try EventStore.create(at: out, model: best.origin.model, storeID: best.origin.storeID)
+    var report = SalvageReport()
+    report.transaction = best.snapshot.meta.transaction
+    let damagedMetaPages = try PageCheck.metaPages(dataFile: dataFile).filter { (try? $0.get()) == nil }.count
+    report.usedOlderMetaPage =
+      damagedMetaPages > 0 || best.snapshot.meta.transaction != snapshots.first?.meta.transaction
+    report.modelVersion = best.origin.model.version
+    report.versionsLeftBehind = best.origin.otherVersions
+    report.checkpointsLeftBehind = best.origin.checkpoints
+    // The same prefix again, appended in chunks as it is read.
+    var chunk: [CommitRecord] = []
+    func flush() throws {
+      guard !chunk.isEmpty else { return }
+      try store.appendCommitRecords(chunk)
+      report.commits += chunk.count
+      chunk.removeAll(keepingCapacity: true)
+      progress(report.commits)
+    }
+    let prefix = try LogPrefix(best.snapshot, version: best.origin.model.version) { record in
+      chunk.append(record)
+      if chunk.count >= 1_000 { try flush() }
+    }
+    try flush()
+    report.events = Int(prefix.lastSequence)
+    report.lastSequence = prefix.lastSequence
+    report.commitsLost = max(0, prefix.recorded - prefix.commits)
+    report.stoppedBecause = prefix.stoppedBecause
+    return report
+  }
+}
+
+/// What a salvage takes from the store's `meta` and `models` databases.
+private struct Origin {
+  let model: Model
+  let storeID: String?
+  let otherVersions: [Int]
+  let checkpoints: [String]
+
+  init(_ snapshot: FileSnapshot) throws {
+    var meta: [String: [UInt8]] = [:]
+    try snapshot.entries(of: "meta") { k, v in
+      meta[String(decoding: k, as: UTF8.self)] = v
+      return true
+    }
+    guard let text = meta[MetaKey.activeVersion].map({ String(decoding: $0, as: UTF8.self) }), let active = Int(text)
+    else { throw StoreError.corrupt("the metadata names no active model version") }
+    var versions: [Int: [UInt8]] = [:]
+    try snapshot.entries(of: "models") { k, v in
+      if let version = bigEndian(k) { versions[Int(version)] = v }
+      return true
+    }
+    guard let document = versions[active] else { throw StoreError.corrupt("model version \(active) is missing") }
+    self.model = try Model(json: document, file: "stored model v\(active)")
+    self.storeID = meta[MetaKey.storeID].map { String(decoding: $0, as: UTF8.self) }
+    self.otherVersions = versions.keys.filter { $0 != active }.sorted()
+    var kept = meta.keys.filter { $0.hasPrefix("checkpoint.") }.map { String($0.dropFirst("checkpoint.".count)) }
+    if (try snapshot.databases())[StoreDatabases.name("consumers", version: active)] != nil {
+      kept.append("(consumer positions)")
+    }
+    self.checkpoints = kept.sorted()
+  }
+}
+
+/// The longest run of commit records from the start of a log that pass their checksums
+/// and follow one another.
+private struct LogPrefix {
+  private(set) var commits = 0
+  private(set) var lastSequence: UInt64 = 0
+  /// The commits the log's tree records.
+  private(set) var recorded = 0
+  private(set) var stoppedBecause: String?
+
+  /// Reads the prefix, handing each record to `keep`.
+  init(_ snapshot: FileSnapshot, version: Int, keep: (CommitRecord) throws -> Void = { _ in }) throws {
+    let name = StoreDatabases.name("log", version: version)
+    recorded = Int(try snapshot.databases()[name] ?? 0)
+    var last = LogEnd(commit: 0, sequence: 0)
+    do {
+      try snapshot.entries(of: name) { key, value in
+        let sequence = bigEndian(key) ?? 0
+        let record: CommitRecord
+        do {
+          record = try CommitRecord(verified: value, key: sequence)
+        } catch {
+          stoppedBecause = "\(error)"
+          return false
+        }
+        guard record.number == last.commit + 1, record.firstSequence == last.sequence + 1 else {
+          stoppedBecause =
+            "log entry \(sequence): commit \(record.number) does not follow commit \(last.commit), which ended at sequence \(last.sequence)"
+          return false
+        }
+        try keep(record)
+        last = LogEnd(commit: record.number, sequence: record.lastSequence)
+        commits += 1
+        return true
+      }
+    } catch let damage as FileDamage {
+      stoppedBecause = damage.description
+    }
+    lastSequence = last.sequence
+    if stoppedBecause == nil && commits < recorded {
+      stoppedBecause = "the log's tree records \(recorded) commits but holds \(commits)"
+    }
+  }
+}
+
+/// A key of eight big-endian bytes, as the log and the models are keyed.
+private func bigEndian(_ key: [UInt8]) -> UInt64? {
+  guard key.count == 8 else { return nil }
+  return key.reduce(0) { $0 << 8 | UInt64($1) }
+}
