@@ -27,9 +27,10 @@ struct FuzzRegressionTests {
       #expect(throws: CorruptionError.self) { try ObjectState.decode(raw, id: ObjectID(1), model: model) }
     }
     #expect(error?.reason.contains("beyond the") == true)
-    record.withUnsafeBytes { raw in
+    let projected = record.withUnsafeBytes { raw in
       #expect(throws: CorruptionError.self) { try ProjectedObject.decode(raw, id: ObjectID(1), model: model) }
     }
+    #expect(projected?.reason == error?.reason)
     // Property 13, just past the model's 13 properties (0...12), is refused too; 12 is read.
     for (hex, valid) in [("00 01 0d 00", false), ("00 01 0c 00", true)] {
       let r = Self.bytes(hex)
