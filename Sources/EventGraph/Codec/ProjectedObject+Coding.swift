@@ -15,7 +15,7 @@ extension ProjectedObject {
       var inOrder = true
       var last = -1
       for _ in 0..<count {
-        let p = try r.int(max: UInt64(UInt16.max))
+        let p = try r.property(of: entity)
         inOrder = inOrder && p > last && r.offset < bytes.count && bytes[r.offset] != ValueTag.none.rawValue
         last = p
         try r.checkValue()

@@ -71,7 +71,7 @@ extension ObjectState {
     try readRecord(bytes, id: id, model: model) { (r, entity, count) throws(CorruptionError) in
       var state = ObjectState(id: id, entity: entity.id, propertyCount: entity.properties.count)
       for _ in 0..<count {
-        let p = try r.int(max: UInt64(UInt16.max))
+        let p = try r.property(of: entity)
         state.set(PropertyID(rawValue: UInt16(p)), try r.value())
       }
       return state
@@ -83,6 +83,9 @@ extension ObjectState {
   ///
   /// Shared by the two ways of reading a record (decoded here, kept encoded by
   /// ``ProjectedObject``), so that the layout's head is read in one place.
+  ///
+  /// An entry's property must be one of the entity's: a damaged record naming property
+  /// 65535 would otherwise make every decode allocate room for 65,536 values.
   static func readRecord<R>(
     _ bytes: UnsafeRawBufferPointer, id: ObjectID, model: Model,
     _ body: (inout BinaryReader, Entity, Int) throws(CorruptionError) -> R
@@ -98,5 +101,16 @@ extension ObjectState {
       e.context = "object \(id.rawValue)"
       throw e
     }
+  }
+}
+
+extension BinaryReader {
+  /// The property of an `objects` record's entry, which must be one of `entity`'s.
+  mutating func property(of entity: Entity) throws(CorruptionError) -> Int {
+    let p = try varint()
+    guard p < UInt64(entity.properties.count) else {
+      throw failure("property \(p) beyond the \(entity.properties.count) properties of \(entity.name)")
+    }
+    return Int(p)
   }
 }
