@@ -19,7 +19,7 @@ let package = Package(
     // Intel's storage acceleration library (Debian's libisal-dev): the commit records'
     // CRC-32C with the processor's CRC instructions.
     .systemLibrary(name: "CISAL", path: "Sources/CISAL"),
-    .target(name: "LMDB", dependencies: ["CLMDB"]),
+    .target(name: "LMDB", dependencies: ["CLMDB", "CISAL"]),
     // The text formats' building blocks (JSON, DOT, ISO 8601 dates, spelling suggestions),
     // shared by the library, the migrations and the tool; not a product, so not public API.
     .target(name: "EventGraphText"),

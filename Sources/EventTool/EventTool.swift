@@ -119,9 +119,10 @@ extension ParsedArguments {
 ///
 /// - Throws: the store's errors; a permission that stops the open is reported as such
 ///   (``reportingAccess(_:writing:_:)``).
-func openStore(_ path: String, writing: Bool = false) throws -> EventStore {
+func openStore(_ path: String, writing: Bool = false, checkingEntries: Bool = true) throws -> EventStore {
   try reportingAccess(path, writing: writing) {
-    try EventStore(path: path, options: StoreOptions(readOnly: !writing, checkPages: true))
+    try EventStore(
+      path: path, options: StoreOptions(readOnly: !writing, checkPages: true, checkEntries: checkingEntries))
   }
 }
 

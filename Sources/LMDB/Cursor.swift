@@ -8,7 +8,13 @@ internal import CLMDB
 public struct Cursor: ~Copyable {
   private let handle: OpaquePointer
 
-  init(handle: OpaquePointer) { self.handle = handle }
+  /// The database it walks (whose values may carry checksums).
+  private let database: Database
+
+  init(handle: OpaquePointer, database: Database) {
+    self.handle = handle
+    self.database = database
+  }
 
   deinit { mdb_cursor_close(handle) }
 
@@ -71,10 +77,13 @@ public struct Cursor: ~Copyable {
     try check(mdb_cursor_get(handle, &k, &v, MDB_GET_CURRENT), "mdb_cursor_get(current)")
     // SAFETY: both point into the map and stay valid until the transaction writes or ends;
     // callers (`withCurrent`'s body) may not keep them.
-    return (
-      UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
-      UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
-    )
+    let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+    let stored = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    guard database.checksummed else { return (key, stored) }
+    guard let value = EntryChecksum.verified(key, stored) else {
+      throw EntryChecksum.mismatch(mdb_cursor_txn(handle), database, key)
+    }
+    return (key, value)
   }
 
   /// The current key, copied.
@@ -94,6 +103,19 @@ public struct Cursor: ~Copyable {
 
   @usableFromInline
   func put(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags) -> Result<Void, LMDBError> {
+    guard database.checksummed else { return putRaw(k, v, flags) }
+    // SAFETY: the temporary buffer lives for the call and holds the value and its checksum;
+    // LMDB copies it into its pages.
+    return withUnsafeTemporaryAllocation(byteCount: v.count + EntryChecksum.size, alignment: 1) { buffer in
+      if v.count > 0, let base = v.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: v.count) }
+      EntryChecksum.write(EntryChecksum.of(k, v), into: buffer, at: v.count)
+      return putRaw(k, UnsafeRawBufferPointer(buffer), flags)
+    }
+  }
+
+  private func putRaw(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags)
+    -> Result<Void, LMDBError>
+  {
     // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
     var kv = MDB_val(k)
     var vv = MDB_val(v)

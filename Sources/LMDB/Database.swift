@@ -5,7 +5,16 @@ internal import CLMDB
 /// Valid for the environment's life.
 public struct Database: Sendable, Hashable {
   let dbi: MDB_dbi
-  init(dbi: MDB_dbi) { self.dbi = dbi }
+  /// Whether every value carries a checksum (``DatabaseFlags/checksummed``).
+  let checksummed: Bool
+  /// The name it was opened by, for messages (`nil` for the main database).
+  let name: String?
+
+  init(dbi: MDB_dbi, flags: DatabaseFlags = [], name: String? = nil) {
+    self.dbi = dbi
+    self.checksummed = flags.contains(.checksummed)
+    self.name = name
+  }
 }
 
 /// Flags for opening a database.
@@ -16,6 +25,16 @@ public struct DatabaseFlags: OptionSet, Sendable, Hashable {
   public static let duplicateSort = DatabaseFlags(rawValue: UInt32(MDB_DUPSORT))
   /// Keys are native-endian unsigned integers (we use big-endian byte keys instead).
   public static let integerKey = DatabaseFlags(rawValue: UInt32(MDB_INTEGERKEY))
+  /// Not LMDB's: every value is stored with a CRC-32C of its key and value.
+  ///
+  /// The checksum is added by every put and checked by every read, which sees the value
+  /// without it. A mismatch is an
+  /// ``LMDBError`` whose ``LMDBError/damage`` names the database and key. Every handle of a
+  /// database must be opened with the same choice.
+  public static let checksummed = DatabaseFlags(rawValue: 1 << 31)
+
+  /// The flags LMDB itself knows.
+  var lmdb: UInt32 { rawValue & ~DatabaseFlags.checksummed.rawValue }
 }
 
 /// Flags for one put.

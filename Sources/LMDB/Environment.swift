@@ -36,12 +36,17 @@ public struct EnvironmentOptions: Sendable {
   /// A damaged file is then reported instead of faulting a read. The meta pages and the file's
   /// length are checked whatever this says.
   public var checkPages: Bool
+  /// With ``checkPages``, the named databases whose entries are checked against their
+  /// checksums too (``DatabaseFlags/checksummed``).
+  public var checksummedDatabases: (@Sendable (String) -> Bool)?
 
   public init(
     flags: EnvironmentFlags = [], mapSize: Int = 64 << 20, maxDatabases: Int = 32, maxReaders: Int = 126,
-    mode: Int32 = 0o644, fileReserve: Int = 0, checkPages: Bool = false
+    mode: Int32 = 0o644, fileReserve: Int = 0, checkPages: Bool = false,
+    checksummedDatabases: (@Sendable (String) -> Bool)? = nil
   ) {
     self.checkPages = checkPages
+    self.checksummedDatabases = checksummedDatabases
     self.flags = flags
     self.mapSize = mapSize
     self.maxDatabases = maxDatabases
@@ -85,7 +90,8 @@ public final class Environment: @unchecked Sendable {
   ///   ``LMDBError/invalid`` when the file is not an LMDB environment).
   public init(path: String, options: EnvironmentOptions = .init()) throws(LMDBError) {
     try Self.checkDataFile(
-      options.flags.contains(.noSubdirectory) ? path : path + "/data.mdb", full: options.checkPages)
+      options.flags.contains(.noSubdirectory) ? path : path + "/data.mdb", full: options.checkPages,
+      checksummed: options.checksummedDatabases ?? { _ in false })
     var env: OpaquePointer?
     try check(mdb_env_create(&env), "mdb_env_create")
     guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
@@ -119,12 +125,12 @@ public final class Environment: @unchecked Sendable {
   ///
   /// Its meta pages and length always (a file shorter than its pages in use faults the
   /// reads of the missing ones), every page when `full`. A missing or empty file is a new environment.
-  private static func checkDataFile(_ file: String, full: Bool) throws(LMDBError) {
+  private static func checkDataFile(_ file: String, full: Bool, checksummed: (String) -> Bool) throws(LMDBError) {
     let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
     // Unreadable is LMDB's to report (permission denied), not damage.
     guard let size, size > 0, FileManager.default.isReadableFile(atPath: file) else { return }
     do {
-      try PageCheck.check(dataFile: file, full: full)
+      try PageCheck.check(dataFile: file, full: full, checksummed: checksummed)
     } catch let damage as FileDamage {
       throw LMDBError(damage: damage)
     } catch is NotAnLMDBFile {

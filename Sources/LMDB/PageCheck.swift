@@ -126,8 +126,13 @@ public enum PageCheck {
   /// - Parameter full: walk every tree; otherwise only the meta pages and the file's length.
   /// - Returns: the meta page the file opens at.
   /// - Throws: ``FileDamage`` naming the page and database at fault.
+  /// - Parameter checksummed: the named databases whose values carry a checksum
+  ///   (``DatabaseFlags/checksummed``): each of their entries is checked against it too,
+  ///   which also finds a changed key that kept its place in the key order.
   @discardableResult
-  public static func check(dataFile: String, full: Bool = true) throws -> MetaPage {
+  public static func check(
+    dataFile: String, full: Bool = true, checksummed: (String) -> Bool = { _ in false }
+  ) throws -> MetaPage {
     // A writer in another process may commit meanwhile and reuse pages the walk is reading:
     // damage found under a meta page that is no longer the newest is looked at again.
     var attempts = 0
@@ -138,7 +143,7 @@ public enum PageCheck {
         try file.checkLength(meta)
         if full {
           var walk = Walk(file: file, meta: meta)
-          try walk.run()
+          try walk.run(checksummed: checksummed)
         }
         return meta
       } catch let damage as FileDamage {
@@ -302,7 +307,7 @@ struct Walk {
     var entries: UInt64 = 0
   }
 
-  mutating func run() throws {
+  mutating func run(checksummed: (String) -> Bool) throws {
     var named: [(String, TreeRoot)] = []
     try walk(meta.main, name: "(main)") { key, value, flags in
       guard flags & PageCheck.subData != 0 else { return }
@@ -311,7 +316,18 @@ struct Walk {
       }
       named.append((String(decoding: key, as: UTF8.self), root))
     }
-    for (name, root) in named { try walk(root, name: name) { _, _, _ in } }
+    for (name, root) in named {
+      let verify = checksummed(name)
+      var index = 0
+      try walk(root, name: name) { key, value, _ in
+        defer { index += 1 }
+        guard verify else { return }
+        let ok = Array(key).withUnsafeBytes { k in
+          Array(value).withUnsafeBytes { v in EntryChecksum.verified(k, v) != nil }
+        }
+        if !ok { throw Problem("entry \(index) (key \(Self.hex(key))) does not match its checksum") }
+      }
+    }
     var free: [Int] = []
     try walk(meta.free, name: "(free pages)") { _, value, _ in
       // A list of page numbers: its count, then the numbers.
@@ -330,6 +346,10 @@ struct Walk {
         throw FileDamage(file: file.path, page: p, database: "(free pages)", detail: "a page in use is listed as free")
       }
     }
+  }
+
+  static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+    bytes.prefix(64).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
   }
 
   /// Walks one tree, handing each leaf entry (key, value, node flags) to `visit`.
@@ -491,8 +511,10 @@ private struct Problem: Error {
   init(_ detail: String) { self.detail = detail }
 }
 
-/// One meta page's view of a data file, read without LMDB: the databases and their entries
-/// in key order, each page checked as ``PageCheck`` checks it. What a damaged file still
+/// One meta page's view of a data file, read without LMDB.
+///
+/// The databases and their entries in key order, each page checked as ``PageCheck``
+/// checks it. What a damaged file still
 /// holds can be read up to the first damaged page of a tree (salvage).
 public struct FileSnapshot {
   public let meta: MetaPage
@@ -516,7 +538,8 @@ public struct FileSnapshot {
     var walk = Walk(file: file, meta: meta)
     var roots: [String: TreeRoot] = [:]
     try walk.walk(meta.main, name: "(main)") { key, value, flags in
-      guard flags & PageCheck.subData != 0, value.count == 48, let root = TreeRoot(PageBytes(bytes: Array(value)), at: 0)
+      guard flags & PageCheck.subData != 0, value.count == 48,
+        let root = TreeRoot(PageBytes(bytes: Array(value)), at: 0)
       else { return }
       roots[String(decoding: key, as: UTF8.self)] = root
     }

@@ -109,10 +109,10 @@ extension ReadTransaction {
   {
     var dbi: MDB_dbi = 0
     let h = transactionHandle.pointer
-    let rc = name.map { mdb_dbi_open(h, $0, flags.rawValue, &dbi) } ?? mdb_dbi_open(h, nil, flags.rawValue, &dbi)
+    let rc = name.map { mdb_dbi_open(h, $0, flags.lmdb, &dbi) } ?? mdb_dbi_open(h, nil, flags.lmdb, &dbi)
     if rc == MDB_NOTFOUND { return nil }
     try check(rc, "mdb_dbi_open(\(name ?? "main"))")
-    return Database(dbi: dbi)
+    return Database(dbi: dbi, flags: flags, name: name)
   }
 }
 
@@ -169,6 +169,19 @@ extension TransactionWriting where Self: ~Copyable {
   func putBytes(
     _ db: Database, _ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, appendFirst: Bool
   ) -> Result<Bool, LMDBError> {
+    guard db.checksummed else { return putRaw(db, k, v, flags, appendFirst: appendFirst) }
+    // SAFETY: the temporary buffer lives for the call and holds the value and its checksum;
+    // LMDB copies it into its pages.
+    return withUnsafeTemporaryAllocation(byteCount: v.count + EntryChecksum.size, alignment: 1) { buffer in
+      if v.count > 0, let base = v.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: v.count) }
+      EntryChecksum.write(EntryChecksum.of(k, v), into: buffer, at: v.count)
+      return putRaw(db, k, UnsafeRawBufferPointer(buffer), flags, appendFirst: appendFirst)
+    }
+  }
+
+  private func putRaw(
+    _ db: Database, _ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, appendFirst: Bool
+  ) -> Result<Bool, LMDBError> {
     // SAFETY: both buffers are valid for this call; LMDB copies them into its pages.
     var kv = MDB_val(k)
     var vv = MDB_val(v)
@@ -191,16 +204,22 @@ extension TransactionWriting where Self: ~Copyable {
     _ db: Database, key: some LMDBBytes, reserving count: Int, flags: PutFlags = [],
     fill: (UnsafeMutableRawBufferPointer) -> Void
   ) throws(LMDBError) {
-    var vv = MDB_val(mv_size: count, mv_data: nil)
+    let stored = count + (db.checksummed ? EntryChecksum.size : 0)
+    var vv = MDB_val(mv_size: stored, mv_data: nil)
     let rc = key.withLMDBBytes { k in
       // SAFETY: the key buffer is valid for this call; LMDB copies it.
       var kv = MDB_val(k)
       return mdb_put(transactionHandle.pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_RESERVE))
     }
     try check(rc, "mdb_put(reserve)")
-    // SAFETY: LMDB returned a writable region of exactly `count` bytes inside a dirty page of
-    // this transaction; it stays valid until the next write in this transaction.
-    fill(UnsafeMutableRawBufferPointer(start: vv.mv_data, count: count))
+    // SAFETY: LMDB returned a writable region of exactly `stored` bytes inside a dirty page
+    // of this transaction; it stays valid until the next write in this transaction.
+    let region = UnsafeMutableRawBufferPointer(start: vv.mv_data, count: stored)
+    fill(UnsafeMutableRawBufferPointer(rebasing: region[..<count]))
+    if db.checksummed {
+      let crc = key.withLMDBBytes { k in EntryChecksum.of(k, UnsafeRawBufferPointer(rebasing: region[..<count])) }
+      EntryChecksum.write(crc, into: region, at: count)
+    }
   }
 
   /// Removes `key` (and all its values in a duplicate-sorted database).
@@ -235,13 +254,13 @@ extension TransactionWriting where Self: ~Copyable {
     -> Database?
   {
     var dbi: MDB_dbi = 0
-    let f = flags.rawValue | (create ? UInt32(MDB_CREATE) : 0)
+    let f = flags.lmdb | (create ? UInt32(MDB_CREATE) : 0)
     let rc =
       name.map { mdb_dbi_open(transactionHandle.pointer, $0, f, &dbi) }
       ?? mdb_dbi_open(transactionHandle.pointer, nil, f, &dbi)
     if rc == MDB_NOTFOUND { return nil }
     try check(rc, "mdb_dbi_open(\(name ?? "main"))")
-    return Database(dbi: dbi)
+    return Database(dbi: dbi, flags: flags, name: name)
   }
 }
 
@@ -279,7 +298,12 @@ extension TransactionReading where Self: ~Copyable {
     do { try check(rc, "mdb_get") } catch { return .failure(error) }
     // SAFETY: the value points into the map and stays valid until this transaction ends or
     // writes again; callers (`withValue`'s body) may not keep the pointer.
-    return .success(UnsafeRawBufferPointer(start: vv.mv_data, count: vv.mv_size))
+    let stored = UnsafeRawBufferPointer(start: vv.mv_data, count: vv.mv_size)
+    guard db.checksummed else { return .success(stored) }
+    guard let value = EntryChecksum.verified(k, stored) else {
+      return .failure(EntryChecksum.mismatch(transactionHandle.pointer, db, k))
+    }
+    return .success(value)
   }
 
   /// The value stored under `key`, copied; `nil` when absent.
@@ -314,7 +338,7 @@ extension TransactionReading where Self: ~Copyable {
     var c: OpaquePointer?
     try check(mdb_cursor_open(transactionHandle.pointer, db.dbi, &c), "mdb_cursor_open")
     guard let c else { throw LMDBError(code: 22, operation: "mdb_cursor_open") }
-    return Cursor(handle: c)
+    return Cursor(handle: c, database: db)
   }
 
   /// Visits entries in key order, starting at the first key `>= start` (or the first key),

@@ -71,8 +71,12 @@ extension EventStore {
     let scratchTxn = try scratchEnv.beginRead()
     let replayed = scratchTxn.handle
     for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
-      if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
-        report.problems.append(problem)
+      do {
+        if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
+          report.problems.append(problem)
+        }
+      } catch let e as LMDBError where e.damage != nil {
+        report.problems.append("\(StoreError.reporting(e, path: path))")
       }
     }
     return report

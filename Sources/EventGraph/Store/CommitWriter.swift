@@ -53,6 +53,8 @@ final class CommitWriter: Sendable {
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()
         reruns += 1
+      } catch let e as LMDBError where e.damage != nil {
+        throw StoreError.reporting(e, path: path)
       }
     }
   }

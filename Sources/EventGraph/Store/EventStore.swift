@@ -30,12 +30,16 @@ public struct StoreOptions: Sendable {
   /// service that opens its store once may prefer `eventtool verify` on a schedule. The
   /// file's length and meta pages are checked at every open.
   public var checkPages: Bool
+  /// With ``checkPages``, check every projection entry against its checksum too (a
+  /// rebuild, which makes them anew, skips this).
+  public var checkEntries: Bool
 
   public init(
     readOnly: Bool = false, durability: Durability = .durable, initialMapSize: Int = 256 << 20,
-    fileReserve: Int = 1 << 20, checkPages: Bool = false
+    fileReserve: Int = 1 << 20, checkPages: Bool = false, checkEntries: Bool = true
   ) {
     self.checkPages = checkPages
+    self.checkEntries = checkEntries
     self.readOnly = readOnly
     self.durability = durability
     self.initialMapSize = initialMapSize
@@ -72,7 +76,11 @@ public struct WriteResult<Value> {
 /// ```
 public final class EventStore: Sendable {
   /// The store format this version writes and reads.
-  public static let formatVersion = 1
+  ///
+  /// Format 2 adds a checksum to every projection entry. A format-1 store is upgraded when
+  /// it is first opened for writing: every version's projections are made anew from its
+  /// log (the logs are the same in both formats).
+  public static let formatVersion = 2
 
   let env: Environment
   let dbs: StoreDatabases
@@ -151,7 +159,8 @@ public final class EventStore: Sendable {
     do {
       env = try Environment(path: path, options: Self.environmentOptions(options))
     } catch let e where e.damage != nil {
-      throw StoreError.damaged(path: path, detail: e.description)
+      let reported = StoreError.reporting(e, path: path)
+      throw reported is StoreError ? reported : StoreError.damaged(path: path, detail: e.description)
     } catch {
       throw StoreError.notAStore(path: path, detail: error.description)
     }
@@ -168,6 +177,10 @@ public final class EventStore: Sendable {
     }
     guard format <= Self.formatVersion else {
       throw StoreError.newerFormat(path: path, found: format, supported: Self.formatVersion)
+    }
+    if format < Self.formatVersion {
+      guard !options.readOnly else { throw StoreError.olderFormat(path: path, found: format) }
+      try Self.upgrade(env, meta: meta, path: path)
     }
     guard let dbs = try StoreDatabases.open(env, version: active, create: !options.readOnly) else {
       throw StoreError.notAStore(path: path, detail: "databases are missing")
@@ -188,6 +201,31 @@ public final class EventStore: Sendable {
     self.service = StoreService(commits: commits, readOnly: options.readOnly)
   }
 
+  /// Makes every version's projections anew from its log, with checksums, then marks the
+  /// store as of the current format; an upgrade killed midway runs again at the next open.
+  private static func upgrade(_ env: Environment, meta: Database, path: String) throws {
+    let documents = try env.read { txn in
+      var found: [(Int, [UInt8])] = []
+      guard let models = try txn.openDatabase("models") else { return found }
+      try txn.forEach(models) { k, v in
+        if let version = KeyField.u64(k, at: 0) { found.append((Int(version), [UInt8](v))) }
+        return true
+      }
+      return found
+    }
+    for (version, document) in documents {
+      guard let dbs = try StoreDatabases.open(env, version: version, create: true) else { continue }
+      let model = try Model(json: document, file: "\(path) (stored model v\(version))")
+      let log = dbs.log
+      _ = try Replay.run(
+        into: CommitWriter(env: env, dbs: dbs, model: model, path: path),
+        readLog: { txn, from, visit in
+          try txn.forEach(log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
+        })
+    }
+    try env.write { txn in _ = try txn.put(meta, key: MetaKey.format, value: String(formatVersion)) }
+  }
+
   static func environmentOptions(_ o: StoreOptions) -> EnvironmentOptions {
     var flags: EnvironmentFlags = []
     if o.readOnly { flags.insert(.readOnly) }
@@ -195,7 +233,8 @@ public final class EventStore: Sendable {
     // Without fsync nothing waits for a flush: no reserve.
     return EnvironmentOptions(
       flags: flags, mapSize: o.initialMapSize, maxDatabases: 64, maxReaders: 126,
-      fileReserve: o.durability == .durable ? max(0, o.fileReserve) : 0, checkPages: o.checkPages)
+      fileReserve: o.durability == .durable ? max(0, o.fileReserve) : 0, checkPages: o.checkPages,
+      checksummedDatabases: o.checkEntries ? StoreDatabases.isChecksummed : nil)
   }
 
   // MARK: - Reading
@@ -208,7 +247,11 @@ public final class EventStore: Sendable {
     let txn = try env.beginRead()
     let snapshot = Snapshot(reader: GraphReader(txn: txn.handle, dbs: dbs, model: model))
     defer { snapshot.isOpen = false }
-    return try body(snapshot)
+    do {
+      return try body(snapshot)
+    } catch let e as LMDBError {
+      throw StoreError.reporting(e, path: path)
+    }
   }
 
   // MARK: - Writing

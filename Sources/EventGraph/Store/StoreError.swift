@@ -84,6 +84,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidCheckpointName = Code(rawValue: "invalidCheckpointName")
     /// The store's file is damaged: `detail` says where.
     public static let damaged = Code(rawValue: "damaged")
+    /// An entry of a projection fails its checksum: `detail` says which; a rebuild makes the
+    /// projections anew from the log.
+    public static let projectionDamaged = Code(rawValue: "projectionDamaged")
+    /// The store was written in an older format that this version upgrades when it opens
+    /// the store for writing.
+    public static let olderFormat = Code(rawValue: "olderFormat")
   }
 
   /// What kind of refusal this is.
@@ -185,6 +191,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "\(object).\(property): \(target) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
     case .lmdb: return lmdb?.description ?? "LMDB failed"
+    case .projectionDamaged: return "\(detail); `eventtool rebuild \(path)` makes the projections anew from the log"
+    case .olderFormat:
+      return
+        "\(path) is in store format \(version), whose projections carry no checksums: open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it"
     case .damaged: return "\(detail); `eventtool salvage \(path) --out DIR` recovers the commits that remain"
     case .versionExists: return "the store holds model version \(version) already"
     case .versionInUse: return "model version \(version) cannot be dropped: \(detail)"
@@ -252,6 +262,12 @@ extension StoreError {
 
   public static func damaged(path: String, detail: String) -> Self { .init(.damaged, path: path, detail: detail) }
 
+  public static func projectionDamaged(path: String, detail: String) -> Self {
+    .init(.projectionDamaged, path: path, detail: detail)
+  }
+
+  public static func olderFormat(path: String, found: Int) -> Self { .init(.olderFormat, path: path, version: found) }
+
   public static func versionExists(_ version: Int) -> Self { .init(.versionExists, version: version) }
 
   public static func versionInUse(_ version: Int, reason: String) -> Self {
@@ -293,4 +309,16 @@ extension StoreError {
   public static func lmdb(_ error: LMDBError) -> Self { .init(.lmdb, lmdb: error) }
 
   init(_ e: CorruptionError) { self = .corrupt(e.description) }
+}
+
+extension StoreError {
+  /// The error a store reports for LMDB's `e`: a projection entry that fails its checksum
+  /// becomes ``Code/projectionDamaged``, saying that a rebuild recovers it; anything else
+  /// stays as it is.
+  static func reporting(_ e: LMDBError, path: String) -> any Error {
+    guard let damage = e.damage, let db = damage.database, !db.hasPrefix("log."), db != "meta", db != "models" else {
+      return e
+    }
+    return StoreError.projectionDamaged(path: path, detail: damage.description)
+  }
 }

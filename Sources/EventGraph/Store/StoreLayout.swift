@@ -31,6 +31,14 @@ struct StoreDatabases: Sendable {
   let prefix: String
 
   static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index"]
+  /// Whether the database named `name` is a projection, whose values carry checksums
+  /// (any version's, an upcast's scratch copies included).
+  @Sendable static func isChecksummed(_ name: String) -> Bool {
+    guard let dot = name.lastIndex(of: "."), name[name.index(after: dot)...].hasPrefix("v") else { return false }
+    let base = name[..<dot].split(separator: ".").last.map(String.init) ?? ""
+    return projectionNames.contains(base)
+  }
+
   /// The databases every version has: its log and its projections.
   static let versionedNames = ["log"] + projectionNames
 
@@ -42,9 +50,13 @@ struct StoreDatabases: Sendable {
   static func open(_ env: Environment, version: Int, prefix: String = "", create: Bool) throws(LMDBError)
     -> StoreDatabases?
   {
-    func db(_ name: String) throws(LMDBError) -> Database? { try env.openDatabase(name, create: create) }
+    func db(_ name: String, _ flags: DatabaseFlags = []) throws(LMDBError) -> Database? {
+      try env.openDatabase(name, flags: flags, create: create)
+    }
+    // Every projection's values carry a checksum of their key and value: a damaged entry
+    // is found when read, never served (the log's records carry their own).
     func versioned(_ base: String) throws(LMDBError) -> Database? {
-      try db(name(base, version: version, prefix: prefix))
+      try db(name(base, version: version, prefix: prefix), base == "log" ? [] : .checksummed)
     }
     guard let meta = try db("meta"), let models = try db("models"), let log = try versioned("log"),
       let objects = try versioned("objects"), let identities = try versioned("identities"),

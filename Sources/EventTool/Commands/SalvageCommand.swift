@@ -49,10 +49,12 @@ struct SalvageCommand: ToolCommand {
       io.print("lost: nothing of the log")
     }
     if !r.versionsLeftBehind.isEmpty {
-      io.print("not carried: model version(s) \(r.versionsLeftBehind.map(String.init).joined(separator: ", ")) and their logs")
+      io.print(
+        "not carried: model version(s) \(r.versionsLeftBehind.map(String.init).joined(separator: ", ")) and their logs")
     }
     if !r.checkpointsLeftBehind.isEmpty {
-      io.print("not carried: \(r.checkpointsLeftBehind.joined(separator: ", ")) (they may point past the recovered log)")
+      io.print(
+        "not carried: \(r.checkpointsLeftBehind.joined(separator: ", ")) (they may point past the recovered log)")
     }
   }
 }

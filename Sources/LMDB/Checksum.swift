@@ -1,0 +1,60 @@
+internal import CISAL
+internal import CLMDB
+
+/// The CRC-32C that values of a ``DatabaseFlags/checksummed`` database carry.
+///
+/// Every value is stored with four bytes after it: the CRC-32C (little-endian) of the key
+/// followed by the value, so a changed byte of either, or a value moved under another key,
+/// is found when the entry is read. LMDB's pages carry no checksum of their own.
+enum EntryChecksum {
+  static let size = 4
+
+  /// The checksum of `key` followed by `value`.
+  static func of(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> UInt32 {
+    ~update(update(0xFFFF_FFFF, key), value)
+  }
+
+  private static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    // SAFETY: the bytes are only read, as bytes; `crc32_iscsi` reads `count` bytes from the
+    // start of the buffer and writes none (its parameter lacks `const` in the header only).
+    // Keys and values are far below its `int` length limit (LMDB caps values at 4 GiB, and
+    // the loop below splits anything larger anyway).
+    let typed = bytes.bindMemory(to: UInt8.self)
+    guard let base = typed.baseAddress else { return crc }
+    var crc = crc
+    var offset = 0
+    while offset < typed.count {
+      let n = min(typed.count - offset, 1 << 30)
+      crc = crc32_iscsi(UnsafeMutablePointer(mutating: base + offset), Int32(n), crc)
+      offset += n
+    }
+    return crc
+  }
+
+  /// Writes the checksum into the four bytes at `at`.
+  static func write(_ crc: UInt32, into buffer: UnsafeMutableRawBufferPointer, at: Int) {
+    for i in 0..<size { buffer[at + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+  }
+
+  /// The value without its checksum, or `nil` when the checksum does not match.
+  static func verified(_ key: UnsafeRawBufferPointer, _ stored: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    guard stored.count >= size else { return nil }
+    let value = UnsafeRawBufferPointer(rebasing: stored[..<(stored.count - size)])
+    var crc: UInt32 = 0
+    for i in 0..<size { crc |= UInt32(stored[value.count + i]) << (8 * UInt32(i)) }
+    return crc == of(key, value) ? value : nil
+  }
+
+  /// The error of an entry that fails its checksum.
+  static func mismatch(_ txn: OpaquePointer, _ db: Database, _ key: UnsafeRawBufferPointer) -> LMDBError {
+    var path: UnsafePointer<CChar>?
+    _ = mdb_env_get_path(mdb_txn_env(txn), &path)
+    // SAFETY: LMDB returns its own copy of the path, valid while the environment is open.
+    let file = path.map { String(cString: $0) + "/data.mdb" } ?? "the data file"
+    let hex = key.prefix(64).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    return LMDBError(
+      damage: FileDamage(
+        file: file, page: nil, database: db.name,
+        detail: "the entry with key \(hex) does not match its checksum; the database must be rebuilt from its source"))
+  }
+}
