@@ -38,6 +38,22 @@ public final class JSONLinesInput {
   public private(set) var hash: UInt64 = JSONLinesInput.hashSeed
   /// The size of a file input, for a progress bar; `nil` for a pipe or standard input.
   public let size: Int?
+  /// Where a file input started (its descriptor's offset when given); `nil` for a pipe,
+  /// which cannot be read again.
+  private let origin: Int?
+
+  /// A place between lines, to come back to with ``rewind(to:)``.
+  struct Position {
+    var consumed: Int
+    var hash: UInt64
+    var nextNumber: Int
+  }
+
+  /// Where the input stands: after the last line handed out (and any blank lines read with it).
+  var position: Position { Position(consumed: consumed, hash: hash, nextNumber: nextNumber) }
+
+  /// Whether ``rewind(to:)`` can go back: memory and regular files can, pipes cannot.
+  var canRewind: Bool { origin != nil }
 
   /// The FNV-1a 64 offset basis: the hash of no bytes.
   public static let hashSeed: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -52,6 +68,7 @@ public final class JSONLinesInput {
     end = bytes.count
     atEOF = true
     size = bytes.count
+    origin = 0
   }
 
   /// Lines read from an open file descriptor (standard input is 0), which the reader does
@@ -60,6 +77,7 @@ public final class JSONLinesInput {
     source = .file(fileDescriptor, closing: false)
     buffer = [UInt8](repeating: 0, count: Self.chunk)
     size = Self.regularFileSize(fileDescriptor)
+    origin = size == nil ? nil : Self.offset(fileDescriptor)
   }
 
   /// Lines read from the file at `path`.
@@ -71,6 +89,7 @@ public final class JSONLinesInput {
     source = .file(fd, closing: true)
     buffer = [UInt8](repeating: 0, count: Self.chunk)
     size = Self.regularFileSize(fd)
+    origin = size == nil ? nil : Self.offset(fd)
   }
 
   deinit {
@@ -81,6 +100,32 @@ public final class JSONLinesInput {
     var st = stat()
     guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
     return Int(st.st_size)
+  }
+
+  private static func offset(_ fd: Int32) -> Int? {
+    let o = lseek(fd, 0, SEEK_CUR)
+    return o < 0 ? nil : Int(o)
+  }
+
+  /// `seed` carried on over `bytes` (FNV-1a, 64 bits).
+  static func hash(_ seed: UInt64, _ bytes: some Sequence<UInt8>) -> UInt64 {
+    var h = seed
+    for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    return h
+  }
+
+  /// Goes back to `position`, to read the same lines again; `false` when the input cannot.
+  func rewind(to p: Position) -> Bool {
+    guard let origin else { return false }
+    switch source {
+    case .memory:
+      start = p.consumed
+    case .file(let fd, _):
+      guard lseek(fd, off_t(origin + p.consumed), SEEK_SET) >= 0 else { return false }
+      (start, end, atEOF) = (0, 0, false)
+    }
+    (consumed, hash, nextNumber) = (p.consumed, p.hash, p.nextNumber)
+    return true
   }
 
   /// The next line that is not blank, without its line feed; `nil` at the end.
@@ -148,11 +193,7 @@ public final class JSONLinesInput {
 
   /// Adds the bytes of `range` to the hash and the count.
   private func absorb(_ range: Range<Int>) {
-    var h = hash
-    buffer.withUnsafeBufferPointer { b in
-      for i in range { h = (h ^ UInt64(b[i])) &* 0x100_0000_01b3 }
-    }
-    hash = h
+    hash = buffer.withUnsafeBufferPointer { b in Self.hash(hash, b[range]) }
     consumed += range.count
   }
 
