@@ -79,6 +79,8 @@ enum StoreBenchmark {
       "batched appends vs SQLite, median of \(appendRounds) rounds' ratios", value: median(sqliteRatios.sorted()),
       unit: "x")
     table.add("anonymous memory after appends", value: mebibytes(anonymousMemoryBytes()), unit: "MiB")
+    // The import through the call `eventtool import --batch 1000` makes, beside them.
+    try ImportBenchmark.run(events: events, batched: batched, in: storeDir, table: &table)
 
     // A decoding scan: what a subscriber catching up does. The raw scan reads what the last
     // LMDB writer left: all the events, as the store holds (not timed).

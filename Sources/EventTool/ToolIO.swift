@@ -10,6 +10,9 @@ public final class ToolIO: @unchecked Sendable {
   let readInput: () -> [UInt8]
   /// Whether standard error is a terminal (progress bars are shown only then).
   public let isTerminal: Bool
+  /// Whether `-` is the process's standard input, which a command may then stream
+  /// instead of reading it whole through `input`.
+  let readsStandardInput: Bool
 
   public init(
     out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: @escaping () -> [UInt8] = { [] },
@@ -19,15 +22,20 @@ public final class ToolIO: @unchecked Sendable {
     self.writeErr = err
     self.readInput = input
     self.isTerminal = isTerminal
+    self.readsStandardInput = false
+  }
+
+  private init(standardIsTerminal: Bool) {
+    writeOut = { FileHandle.standardOutput.write(Data($0.utf8)) }
+    writeErr = { FileHandle.standardError.write(Data($0.utf8)) }
+    readInput = { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
+    isTerminal = standardIsTerminal
+    readsStandardInput = true
   }
 
   /// The process's standard streams.
   public static func standard() -> ToolIO {
-    ToolIO(
-      out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-      err: { FileHandle.standardError.write(Data($0.utf8)) },
-      input: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
-      isTerminal: isatty(2) == 1)
+    ToolIO(standardIsTerminal: isatty(2) == 1)
   }
 
   /// Prints a line to standard output.

@@ -3,10 +3,35 @@ import LMDB
 
 /// What an import did.
 public struct ImportResult: Sendable {
+  /// The objects this run imported (not those an interrupted run had imported before it).
   public var objects = 0
   public var commits: [CommitInfo] = []
-  /// The file's identities, mapped to the store's.
+  /// The file's identities, mapped to the store's (filled by ``EventStore/importObjects(_:batch:metadata:)``
+  /// only: a streamed import keeps no map it does not need).
   public var identities: [String: ObjectID] = [:]
+  /// When the run resumed an interrupted import of the same input: the objects that import
+  /// had committed, and the last line they came from.
+  public var resumed: (objects: Int, line: Int)?
+  /// Whether the whole input had been imported already: nothing was written.
+  public var alreadyImported = false
+}
+
+/// How ``EventStore/importObjects(from:options:progress:)`` imports.
+public struct ImportOptions: Sendable {
+  /// Objects per commit (a batch grows past it while one of its objects waits for a later
+  /// line to satisfy a required relationship); `nil`: the whole input in one commit.
+  public var batch: Int?
+  /// Import an export (ids that are store identities) into a store that is not empty, its
+  /// objects getting new identities; refused otherwise.
+  public var newIdentities: Bool
+  /// The metadata of each commit.
+  public var metadata: CommitMetadata
+
+  public init(batch: Int? = nil, newIdentities: Bool = false, metadata: CommitMetadata = .init()) {
+    self.batch = batch
+    self.newIdentities = newIdentities
+    self.metadata = metadata
+  }
 }
 
 extension EventStore {
@@ -41,163 +66,43 @@ extension EventStore {
 
   // MARK: - Import
 
-  /// Imports objects from JSON Lines (FORMATS.md): one commit for the whole file, or one
-  /// per `batch` objects.
-  ///
-  /// Every line is checked before anything is written, so a bad file
-  /// writes nothing; with `batch`, each batch must be valid on its own.
+  /// Imports objects from JSON Lines in memory (FORMATS.md): one commit for the whole
+  /// input, or one per `batch` objects; ``ImportResult/identities`` maps the file's ids.
   ///
   /// - Throws: ``FormatError`` naming the line and field, or ``StoreError``.
   public func importObjects(_ bytes: [UInt8], batch: Int? = nil, metadata: CommitMetadata = .init()) throws
     -> ImportResult
   {
-    let records = try ImportPlan(model: model, lines: try JSONLines.parse(bytes))
-    var result = ImportResult()
-    var identities: [String: ObjectID] = [:]
-    // Inserts and attributes first, then links, so references may point forward.
-    func insert(_ items: ArraySlice<ImportPlan.Item>, _ tx: Transaction) throws {
-      for item in items {
-        let id = try tx.insert(item.entity.name)
-        for (a, v) in item.attributes { try tx.set(id, a.name, v) }
-        identities[item.label] = id
-      }
-    }
-    func link(_ items: ArraySlice<ImportPlan.Item>, _ tx: Transaction) throws {
-      for item in items {
-        guard let id = identities[item.label] else { continue }
-        for (r, targets) in item.relationships {
-          let ids = targets.compactMap { identities[$0] }
-          if r.isToMany {
-            for (i, t) in ids.enumerated() { try tx.link(id, r.name, t, at: r.isOrdered ? i : nil) }
-          } else {
-            try tx.setRelationship(id, r.name, to: ids.first)
-          }
-        }
-      }
-    }
-    let all = records.items[...]
-    if let batch, batch > 0 {
-      for step in [insert, link] {
-        var start = 0
-        while start < all.count {
-          let slice = all[start..<min(start + batch, all.count)]
-          if let c = try write(metadata: metadata, { tx in try step(slice, tx) }).commit { result.commits.append(c) }
-          start += batch
-        }
-      }
-    } else {
-      let commit = try write(metadata: metadata) { tx in
-        identities = [:]  // the closure may run again if the map must grow
-        try insert(all, tx)
-        try link(all, tx)
-      }.commit
-      if let commit { result.commits.append(commit) }
-    }
-    result.identities = identities
-    result.objects = records.items.count
+    let run = ObjectImport(
+      store: self, input: JSONLinesInput(bytes: bytes), options: ImportOptions(batch: batch, metadata: metadata),
+      progress: { _ in })
+    var result = try run.run()
+    for (label, object) in run.state.objects { result.identities[label] = object.id }
     return result
   }
-}
 
-/// The checked content of an import file.
-struct ImportPlan {
-  struct Item {
-    var line: Int
-    var label: String
-    var entity: Entity
-    var attributes: [(Attribute, Value?)]
-    var relationships: [(Relationship, [String])]
-  }
-  var items: [Item] = []
-
-  init(model: Model, lines: [(line: Int, json: JSON)]) throws(FormatError) {
-    var lineOf: [String: (Int, EntityID)] = [:]
-    for (line, json) in lines {
-      do {
-        let r = try JSONObjectReader(json, context: "")
-        try r.rejectUnknownKeys(allowed: ["id", "entity", "attributes", "relationships"])
-        let label = try r.string("id")
-        let name = try r.string("entity")
-        guard let e = model.entity(named: name) else {
-          throw FormatError(line: line, field: "entity", message: "unknown entity '\(name)'")
-        }
-        if e.isAbstract { throw FormatError(line: line, field: "entity", message: "entity '\(name)' is abstract") }
-        if let first = lineOf[label] {
-          throw FormatError(line: line, field: "id", message: "'\(label)' is already used on line \(first.0)")
-        }
-        lineOf[label] = (line, e.id)
-        var item = Item(line: line, label: label, entity: e, attributes: [], relationships: [])
-        if let attrs = try r.optionalObject("attributes") {
-          for f in attrs.fields {
-            guard let a = e.attribute(named: f.key) else {
-              throw FormatError(line: line, field: "attributes.\(f.key)", message: Self.unknown(e, f.key))
-            }
-            do {
-              item.attributes.append((a, try Value.fromJSON(f.value, as: a.type)))
-            } catch {
-              throw FormatError(line: line, field: "attributes.\(f.key)", message: error.description)
-            }
-          }
-        }
-        if let rels = try r.optionalObject("relationships") {
-          for f in rels.fields {
-            guard let rel = e.relationship(named: f.key) else {
-              throw FormatError(line: line, field: "relationships.\(f.key)", message: Self.unknown(e, f.key))
-            }
-            var targets: [String] = []
-            switch f.value {
-            case .null where !rel.isToMany: break
-            case .string(let s) where !rel.isToMany: targets = [s]
-            case .array(let a) where rel.isToMany:
-              for t in a {
-                guard case .string(let s) = t else {
-                  throw FormatError(
-                    line: line, field: "relationships.\(f.key)", message: "targets are identity strings")
-                }
-                targets.append(s)
-              }
-            default:
-              throw FormatError(
-                line: line, field: "relationships.\(f.key)",
-                message: rel.isToMany
-                  ? "a to-many relationship is an array of identities"
-                  : "a to-one relationship is an identity string or null")
-            }
-            item.relationships.append((rel, targets))
-          }
-        }
-        items.append(item)
-      } catch let e as FormatError {
-        throw e
-      } catch let e as JSONReadError {
-        throw FormatError(line: line, field: e.context, message: e.message)
-      } catch {
-        throw FormatError(line: line, message: "\(error)")
-      }
-    }
-    // Every reference must name an object of the file, of the right entity.
-    for item in items {
-      for (r, targets) in item.relationships {
-        for t in targets {
-          guard let (_, entity) = lineOf[t] else {
-            throw FormatError(
-              line: item.line, field: "relationships.\(r.name)", message: "'\(t)' is not an id in this file")
-          }
-          guard model.isKind(entity, of: r.destination) else {
-            throw FormatError(
-              line: item.line, field: "relationships.\(r.name)",
-              message: "'\(t)' is not a \(model.entity(r.destination)?.name ?? "?")")
-          }
-        }
-      }
-    }
-  }
-
-  static func unknown(_ e: Entity, _ name: String) -> String {
-    if let near = Spelling.nearest(to: name, among: e.properties.map(\.name)) {
-      return "\(e.name) has no property '\(name)' (did you mean '\(near)'?)"
-    }
-    return "\(e.name) has no property '\(name)'"
+  /// Imports objects from JSON Lines read a chunk at a time (FORMATS.md, "Objects as JSON
+  /// Lines"), committing each batch with its objects' relationships and a checkpoint of the
+  /// import's progress, in one transaction.
+  ///
+  /// A reference to a later line is linked in the commit that brings that line. A rerun
+  /// with an input that starts with what an interrupted run committed resumes after it;
+  /// with the whole of it, it writes nothing (``ImportResult/alreadyImported``).
+  ///
+  /// ```swift
+  /// let result = try store.importObjects(
+  ///   from: try JSONLinesInput(path: "people.jsonl"), options: ImportOptions(batch: 1_000)
+  /// ) { bytes in print(bytes) }
+  /// ```
+  ///
+  /// - Parameter progress: called now and then with the bytes of input read.
+  /// - Throws: ``FormatError`` naming the line and field (a bad line, a reference to no id
+  ///   of the input, conflicting claims on a to-one, an export into a store that is not
+  ///   empty), or ``StoreError``; the batch at fault writes nothing, earlier ones stay.
+  public func importObjects(
+    from input: JSONLinesInput, options: ImportOptions = .init(), progress: @escaping (Int) -> Void = { _ in }
+  ) throws -> ImportResult {
+    try ObjectImport(store: self, input: input, options: options, progress: progress).run()
   }
 }
 

@@ -46,9 +46,14 @@ public struct ConflictError: Error, Sendable, Hashable, CustomStringConvertible 
   }
 
   public var description: String {
+    // An expected version beyond the actual one was never reached: nothing moved.
     switch subject {
+    case .object(_, let name) where expected > actual:
+      "\(name) is at version \(actual): the commit expected version \(expected), which it has not reached"
     case .object(_, let name):
       "\(name) moved: the commit expected version \(expected), but its last commit is now at \(actual)"
+    case .log where expected > actual:
+      "the log ends at \(actual): the commit expected it to end at \(expected), which it has not reached"
     case .log:
       "the log moved: the commit expected it to end at \(expected), but it now ends at \(actual)"
     }

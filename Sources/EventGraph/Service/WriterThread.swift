@@ -190,7 +190,7 @@ extension StoreService {
         }
         return .duplicate(info)
       }
-      for e in w.expectations { try check(e, reader) }
+      for e in w.expectations { try reader.check(e) }
       func run(_ b: CommitBatch, wrote: inout Bool) throws -> WriteOutcome {
         let tx = b.transaction(metadata: w.metadata, sharingBuffers: straight)
         defer {
@@ -213,19 +213,6 @@ extension StoreService {
         throw e  // refused before it wrote anything (its closure threw first): alone already
       } catch {
         throw SpeculationFailed()
-      }
-    }
-  }
-
-  private func check(_ e: Expectation, _ reader: GraphReader<WriteHandle>) throws {
-    switch e {
-    case .logEnd(let expected):
-      let actual = try reader.logEnd().sequence
-      guard actual == expected else { throw ConflictError(subject: .log, expected: expected, actual: actual) }
-    case .object(let o, let expected):
-      let actual = try reader.version(of: o)
-      guard actual == expected else {
-        throw ConflictError(subject: .object(o, name: reader.display(o)), expected: expected, actual: actual)
       }
     }
   }
