@@ -29,23 +29,9 @@ public enum FileReading {
   /// - Throws: ``FileReadError`` naming the path when it does not exist, may not be read,
   ///   is a directory or a socket, is a FIFO nothing was written to, or a read fails.
   public static func contents(atPath path: String) throws(FileReadError) -> [UInt8] {
-    // Non-blocking, so that opening a FIFO without a writer does not wait for one.
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { throw FileReadError(path: path, reason: reason(errno)) }
+    let (fd, info) = try open(atPath: path)
     defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw FileReadError(path: path, reason: reason(errno)) }
     let kind = info.st_mode & S_IFMT
-    switch kind {
-    case S_IFDIR: throw FileReadError(path: path, reason: "is a directory, not a file")
-    case S_IFSOCK: throw FileReadError(path: path, reason: "is a socket, not a file")
-    default: break
-    }
-    // Blocking reads from here on: a pipe with a writer is read until the writer closes it.
-    let flags = fcntl(fd, F_GETFL)
-    guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
-      throw FileReadError(path: path, reason: reason(errno))
-    }
     var bytes: [UInt8] = []
     if kind == S_IFREG { bytes.reserveCapacity(Int(info.st_size)) }
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -60,10 +46,43 @@ public enum FileReading {
       }
     }
     if kind == S_IFIFO && bytes.isEmpty {
-      throw FileReadError(path: path, reason: "is a FIFO (named pipe) that nothing was written to")
+      throw FileReadError(path: path, reason: emptyFIFO)
     }
     return bytes
   }
+
+  /// Opens the file at `path` for reading in blocking mode, refusing what is not a file,
+  /// without waiting for a writer: a FIFO nothing writes to then reads as empty at once.
+  ///
+  /// - Returns: the descriptor, which the caller closes, and the file's status.
+  /// - Throws: ``FileReadError`` naming the path when it does not exist, may not be read,
+  ///   or is a directory or a socket.
+  public static func open(atPath path: String) throws(FileReadError) -> (Int32, stat) {
+    // Non-blocking, so that opening a FIFO without a writer does not wait for one.
+    let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw FileReadError(path: path, reason: reason(errno)) }
+    var info = stat()
+    var refusal: String?
+    if fstat(fd, &info) != 0 {
+      refusal = reason(errno)
+    } else if info.st_mode & S_IFMT == S_IFDIR {
+      refusal = "is a directory, not a file"
+    } else if info.st_mode & S_IFMT == S_IFSOCK {
+      refusal = "is a socket, not a file"
+    } else {
+      // Blocking reads from here on: a pipe with a writer is read until the writer closes it.
+      let flags = fcntl(fd, F_GETFL)
+      if flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 { refusal = reason(errno) }
+    }
+    if let refusal {
+      close(fd)
+      throw FileReadError(path: path, reason: refusal)
+    }
+    return (fd, info)
+  }
+
+  /// The words for a FIFO that gave no bytes.
+  public static let emptyFIFO = "is a FIFO (named pipe) that nothing was written to"
 
   /// An `errno` in the words a user reads: `no such file or directory`, `permission denied`.
   public static func reason(_ code: Int32) -> String {

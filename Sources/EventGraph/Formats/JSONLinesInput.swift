@@ -1,3 +1,5 @@
+internal import EventGraphText
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -84,8 +86,12 @@ public final class JSONLinesInput {
   ///
   /// - Throws: ``FormatError`` (line 0) when the file cannot be opened.
   public init(path: String) throws(FormatError) {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { throw FormatError(line: 0, message: "cannot be read (\(String(cString: strerror(errno))))") }
+    let fd: Int32
+    do throws(FileReadError) {
+      (fd, _) = try FileReading.open(atPath: path)
+    } catch {
+      throw FormatError(line: 0, message: error.reason)
+    }
     source = .file(fd, closing: true)
     buffer = [UInt8](repeating: 0, count: Self.chunk)
     size = Self.regularFileSize(fd)
@@ -100,6 +106,11 @@ public final class JSONLinesInput {
     var st = stat()
     guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
     return Int(st.st_size)
+  }
+
+  private static func isFIFO(_ fd: Int32) -> Bool {
+    var st = stat()
+    return fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO
   }
 
   private static func offset(_ fd: Int32) -> Int? {
@@ -185,7 +196,13 @@ public final class JSONLinesInput {
       guard n >= 0 else {
         throw FormatError(line: nextNumber, message: "cannot be read (\(String(cString: strerror(errno))))")
       }
-      if n == 0 { atEOF = true }
+      if n == 0 {
+        atEOF = true
+        // A FIFO that gave nothing at all had no writer: an empty FIFO is a mistake.
+        if consumed == 0 && end == 0 && Self.isFIFO(fd) {
+          throw FormatError(line: 0, message: FileReading.emptyFIFO)
+        }
+      }
       end += n
       return
     }
