@@ -91,6 +91,19 @@ enum QueryBenchmark {
         }
       }
     }
+    // Point reads: one object by identity, in one snapshot, spread over the store.
+    let ids = try store.read { try $0.objects(of: "AddressBook") }
+    let reads = 20_000
+    let point = try measure(operations: reads) {
+      try store.read { s in
+        for k in 0..<reads where try s.object(ids[(k &* 7_919) % ids.count]) == nil {
+          throw BaselineError(workload: "point read", message: "missing object")
+        }
+      }
+    }
+    table.add(
+      "point read latency, one object by identity (\(objects) objects)", value: point.seconds / Double(reads) * 1e6,
+      unit: "µs")
     table.add(
       "fetch latency, indexed equality (\(objects) objects)", value: indexed.seconds / 200 * 1e6, unit: "µs")
     table.add(
