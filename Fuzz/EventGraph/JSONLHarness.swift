@@ -4,13 +4,15 @@ internal import EventGraphText
 extension Fuzz {
   /// The JSON Lines reader and the import file's checks.
   ///
-  /// ``JSONLines`` (the project's JSON parser under it) and the import file's checks (``ImportPlan``, which reads each line's attributes as values of the fuzz
-  /// model's types). Every parsed line serializes to text that parses to the same JSON and
-  /// serializes the same; every attribute value read writes JSON that reads back the same.
+  /// ``JSONLinesInput`` (the streamed line reader), the project's JSON parser under it, and
+  /// the import file's checks (``ImportItem``, which reads each line's attributes as values
+  /// of the fuzz model's types). Every parsed line serializes to text that parses to the
+  /// same JSON and serializes the same; every attribute value read writes JSON that reads
+  /// back the same.
   package static func jsonl(_ data: UnsafeRawBufferPointer) {
-    let bytes = [UInt8](data)
-    guard let lines = try? JSONLines.parse(bytes) else { return }
-    for (_, json) in lines {
+    let input = JSONLinesInput(bytes: [UInt8](data))
+    while let line = try? input.next() {
+      guard let json = try? JSON(parsing: line.bytes) else { continue }
       let text = json.serialized()
       do {
         let again = try JSON(parsing: text)
@@ -21,9 +23,7 @@ extension Fuzz {
       } catch {
         fatalError("fuzz law broken: serialized JSON does not parse: \(error): \(text)")
       }
-    }
-    guard let plan = try? ImportPlan(model: Fuzz.model, lines: lines) else { return }
-    for item in plan.items {
+      guard let item = try? ImportItem(line: line.number, bytes: line.bytes, model: Fuzz.model) else { continue }
       for (attribute, value) in item.attributes {
         guard let value else { continue }
         let json = value.json
