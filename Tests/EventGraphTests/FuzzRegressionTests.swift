@@ -38,4 +38,24 @@ struct FuzzRegressionTests {
       #expect((state != nil) == valid, "\(hex)")
     }
   }
+
+  /// A commit whose time is near the largest the record holds (±2^63 milliseconds).
+  ///
+  /// Read back, its time became 0 when written again: the conversion from a `Date` gave 0
+  /// for anything beyond `Int64.max` milliseconds, and `Int64.max` itself, as a `Double`,
+  /// rounds up to 2^63. Times are now clamped to the field's range, so a record's time is
+  /// written back as itself.
+  @Test func commitTimeAtTheEdgeOfItsField() throws {
+    let record = Self.bytes("0103 2aa2 feff ffff ffff ffff 51c6 6800 0204 020d 0105 025e 6d5a 74")
+    let commit = try record.withUnsafeBytes { try CommitCodec.decode($0, context: "fuzz", verifyChecksum: false) }
+    let again = try CommitCodec.encode(commit).withUnsafeBytes { try CommitCodec.decode($0, context: "again") }
+    #expect(again.time == commit.time)
+    #expect(commit.time.timeIntervalSince1970 > 9e15 || commit.time.timeIntervalSince1970 < -9e15)
+    for edge in [Int64.max, Int64.min, 0, 1, -1] {
+      let date = Date(timeIntervalSince1970: Double(edge) / 1000)
+      #expect(
+        CommitCodec.milliseconds(Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(date)) / 1000))
+          == CommitCodec.milliseconds(date))
+    }
+  }
 }

@@ -88,7 +88,12 @@ enum CommitCodec {
   /// (milliseconds / 1000 as a Double) encodes back to the same number.
   static func milliseconds(_ d: Date) -> Int64 {
     let ms = (d.timeIntervalSince1970 * 1000).rounded()
-    return ms.isFinite ? Int64(clamping: Int(exactly: ms) ?? 0) : 0
+    // Clamped to the field's range, so that a time read from a record (as far as ±2^63 ms)
+    // is written back as itself: 2^63 - 1 as a Double rounds up to 2^63, past `Int64.max`.
+    if ms.isNaN { return 0 }
+    if ms >= 9_223_372_036_854_775_808 { return .max }
+    if ms <= -9_223_372_036_854_775_808 { return .min }
+    return Int64(ms)
   }
 
   private static func encode(_ m: CommitMetadata, into w: inout BinaryWriter) {
