@@ -19,28 +19,36 @@ let package = Package(
     // Intel's storage acceleration library (Debian's libisal-dev): the commit records'
     // CRC-32C with the processor's CRC instructions.
     .systemLibrary(name: "CISAL", path: "Sources/CISAL"),
-    .target(name: "LMDB", dependencies: ["CLMDB", "CISAL"]),
+    // The package's one lock type (Mutex, or a pthread mutex the sanitizers can see when
+    // Tools/sanitize builds); not a product.
+    .target(name: "EventGraphLocking"),
+    .target(name: "LMDB", dependencies: ["CLMDB", "CISAL", "EventGraphLocking"]),
     // The text formats' building blocks (JSON, DOT, ISO 8601 dates, spelling suggestions),
     // shared by the library, the migrations and the tool; not a product, so not public API.
     .target(name: "EventGraphText"),
-    .target(name: "EventGraph", dependencies: ["LMDB", "CISAL", "EventGraphText"]),
+    .target(name: "EventGraph", dependencies: ["LMDB", "CISAL", "EventGraphText", "EventGraphLocking"]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
     .target(name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration", "EventGraphText"]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
     // A child process for the crash and multi-process tests.
-    .executableTarget(name: "StressWriter", dependencies: ["EventGraph"]),
+    .executableTarget(name: "StressWriter", dependencies: ["EventGraph", "EventGraphLocking"]),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
-    .executableTarget(name: "Benchmarks", dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines"]),
+    .executableTarget(
+      name: "Benchmarks",
+      dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines", "EventGraphLocking"]),
     // The seeded generator shared by every randomized test.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
-    .testTarget(name: "EventGraphTests", dependencies: ["EventGraph", "EventGraphText", "LMDB", "TestSupport"]),
+    .testTarget(
+      name: "EventGraphTests",
+      dependencies: ["EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),
     .testTarget(
       name: "EventGraphMigrationTests",
-      dependencies: ["EventGraphMigration", "EventGraph", "EventGraphText", "LMDB", "TestSupport"]),
+      dependencies: ["EventGraphMigration", "EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),
     .testTarget(
-      name: "EventToolTests", dependencies: ["EventTool", "EventGraph", "EventGraphText", "eventtool", "StressWriter", "TestSupport"]),
+      name: "EventToolTests",
+      dependencies: ["EventTool", "EventGraph", "EventGraphText", "eventtool", "StressWriter", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

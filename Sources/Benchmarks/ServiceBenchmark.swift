@@ -1,6 +1,6 @@
 import EventGraph
+import EventGraphLocking
 import Foundation
-import Synchronization
 
 /// Issue 6's figures: durable commits per second with 1, 8 and 64 concurrent committers
 /// (group commit) against single-writer raw LMDB durable commits in the same run, and the
@@ -151,7 +151,7 @@ enum ServiceBenchmark {
 
   /// When each commit (by number) was delivered to a subscriber.
   final class Arrivals: Sendable {
-    private let times = Mutex<[UInt64: Double]>([:])
+    private let times = Locked<[UInt64: Double]>([:])
     func record(_ number: UInt64) {
       let now = monotonicSeconds()
       times.withLock { $0[number] = now }

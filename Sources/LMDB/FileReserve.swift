@@ -1,5 +1,5 @@
 internal import CLMDB
-import Synchronization
+import EventGraphLocking
 
 #if canImport(Glibc)
   import Glibc
@@ -29,7 +29,7 @@ final class FileReserve: Sendable {
   let size: Int
   let pageSize: Int
   /// The end of the file as last seen: never less than it was, since LMDB only grows it.
-  private let knownEnd = Mutex(0)
+  private let knownEnd = Locked(0)
 
   private static let zeros = [UInt8](repeating: 0, count: 64 << 10)
 

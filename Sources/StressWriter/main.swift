@@ -1,6 +1,6 @@
 import EventGraph
+import EventGraphLocking
 import Foundation
-import Synchronization
 
 // A child process for crash and multi-process tests: appends commits to a store until
 // killed, printing "done N" after commit N has returned (so it is durable). Each commit
@@ -144,7 +144,7 @@ enum StressWriter {
 
 /// Hands out 1, 2, 3, … to concurrent tasks.
 final class Counter: Sendable {
-  private let last = Mutex(0)
+  private let last = Locked(0)
   func take(below limit: Int) -> Int? {
     last.withLock { n in
       guard n < limit else { return nil }

@@ -1,6 +1,6 @@
 import EventGraph
+import EventGraphLocking
 import Foundation
-import Synchronization
 import Testing
 
 @testable import EventGraphMigration
@@ -187,7 +187,7 @@ struct BadInputTests {
   }
 
   final class Counter: Sendable {
-    private let n = Mutex(0)
+    private let n = Locked(0)
     func increment() { n.withLock { $0 += 1 } }
     var value: Int { n.withLock { $0 } }
   }

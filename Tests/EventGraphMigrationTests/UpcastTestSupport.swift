@@ -1,7 +1,7 @@
+import EventGraphLocking
 import EventGraphText
 import Foundation
 import LMDB
-import Synchronization
 import Testing
 
 @testable import EventGraph
@@ -178,7 +178,7 @@ func versionDatabases(_ version: Int) -> [String] {
 // MARK: - Recording from Sendable closures
 
 final class Recorder: Sendable {
-  private let entries = Mutex<[String]>([])
+  private let entries = Locked<[String]>([])
   func record(_ s: String) { entries.withLock { $0.append(s) } }
   var all: [String] { entries.withLock { $0 } }
   func reset() { entries.withLock { $0.removeAll() } }

@@ -1,5 +1,5 @@
+import EventGraphLocking
 import Foundation
-import Synchronization
 import Testing
 
 @testable import EventGraph
@@ -179,7 +179,7 @@ struct CloneProgressTests {
       }
       return d
     }.value
-    let seen = Mutex<[Int]>([])
+    let seen = Locked<[Int]>([])
     let copy = try store.clone(root: department, policy: ["Department.employees": .deep]) { n in
       seen.withLock { $0.append(n) }
     }

@@ -1,5 +1,5 @@
+import EventGraphLocking
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -29,7 +29,7 @@ enum ServiceFixtures {
 
 /// A flag shared between a test and the threads it starts.
 final class SharedFlag: Sendable {
-  private let value = Mutex(false)
+  private let value = Locked(false)
   func set() { value.withLock { $0 = true } }
   var isSet: Bool { value.withLock { $0 } }
   /// Waits (politely, from async code) until the flag is set.
@@ -42,7 +42,7 @@ struct Refusal: Error, Equatable {}
 
 /// How many times each labelled closure ran.
 final class RunCounts: Sendable {
-  private let counts = Mutex<[String: Int]>([:])
+  private let counts = Locked<[String: Int]>([:])
   func count(_ label: String) { counts.withLock { $0[label, default: 0] += 1 } }
   subscript(label: String) -> Int { counts.withLock { $0[label, default: 0] } }
 }

@@ -1,5 +1,5 @@
+import EventGraphLocking
 import Foundation
-import Synchronization
 import Testing
 
 @testable import EventGraph
@@ -130,7 +130,7 @@ struct ServiceFollowTests {
 
 /// Commit numbers gathered by a consumer's closure.
 final class SeenCommits: Sendable {
-  private let list = Mutex<[UInt64]>([])
+  private let list = Locked<[UInt64]>([])
   func add(_ n: UInt64) { list.withLock { $0.append(n) } }
   var count: Int { list.withLock { $0.count } }
   var numbers: [UInt64] { list.withLock { $0 } }

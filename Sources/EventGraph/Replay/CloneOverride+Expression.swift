@@ -1,5 +1,5 @@
+import EventGraphLocking
 import Foundation
-import Synchronization
 
 extension AttributeOverride {
   /// An override computed by a value expression of the query language, evaluated on the
@@ -15,7 +15,7 @@ extension AttributeOverride {
   /// - Throws: ``QueryError`` naming the position of a syntax error.
   public static func expression(_ text: String) throws -> AttributeOverride {
     let tree = try QueryExpression(parsing: text)
-    let compiled = Mutex<[EntityID: CompiledExpression]>([:])
+    let compiled = Locked<[EntityID: CompiledExpression]>([:])
     return AttributeOverride { context in
       let expression = try compiled.withLock { cache throws -> CompiledExpression in
         if let e = cache[context.entity.id] { return e }

@@ -1,6 +1,6 @@
+import EventGraphLocking
 import Foundation
 import LMDB
-import Synchronization
 
 /// Wakes followers of the log when a commit lands.
 ///
@@ -32,7 +32,7 @@ final class LogNotifier: Sendable {
     case stopped
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   private let dataFile: String
   /// Reads the log's last sequence in a short read transaction; `nil` on failure.
   private let readLogEnd: @Sendable () -> UInt64?

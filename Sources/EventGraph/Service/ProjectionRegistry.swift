@@ -1,6 +1,6 @@
+import EventGraphLocking
 import Foundation
 import LMDB
-import Synchronization
 
 /// A projection with its databases opened.
 struct OpenProjection: Sendable {
@@ -58,7 +58,7 @@ enum ProjectionRunner {
 
 /// The projections maintained inline with every commit of this process.
 final class ProjectionRegistry: Sendable {
-  private let registered = Mutex<[OpenProjection]>([])
+  private let registered = Locked<[OpenProjection]>([])
 
   func add(_ p: OpenProjection) throws {
     try registered.withLock { list in

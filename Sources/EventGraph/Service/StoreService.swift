@@ -1,3 +1,4 @@
+import EventGraphLocking
 import Foundation
 import LMDB
 import Synchronization
@@ -18,11 +19,11 @@ final class StoreService: Sendable {
   let completions = DispatchQueue(label: "EventGraph commit completions")
   let notifier: LogNotifier
   let projections = ProjectionRegistry()
-  private let writer = Mutex<WriterThread?>(nil)
+  private let writer = Locked<WriterThread?>(nil)
   /// Write transactions the writer thread has committed (each one batch), for benchmarks.
   private let batches = Atomic<Int>(0)
   /// Databases opened after the store (consumers, projections), by name.
-  private let opened = Mutex<[String: Database]>([:])
+  private let opened = Locked<[String: Database]>([:])
 
   /// The writer thread's path to the log.
   let commits: CommitWriter

@@ -1,6 +1,6 @@
+import EventGraphLocking
 import Foundation
 import LMDB
-import Synchronization
 
 /// The store's one writer thread: it drains the ``WriteQueue`` in batches, one LMDB write
 /// transaction (and so one fsync) per batch, so that a refused request is rolled back alone
@@ -10,7 +10,7 @@ import Synchronization
 /// nothing here ever suspends while one is open.
 final class WriterThread: Sendable {
   private let finished = DispatchSemaphore(value: 0)
-  private let id = Mutex<pthread_t?>(nil)
+  private let id = Locked<pthread_t?>(nil)
 
   /// Starts the thread, which serves `service` until its queue is closed and drained.
   init(serving service: StoreService) {

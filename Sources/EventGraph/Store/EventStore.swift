@@ -1,7 +1,7 @@
+import EventGraphLocking
 internal import EventGraphText
 import Foundation
 import LMDB
-import Synchronization
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {
@@ -97,7 +97,7 @@ public final class EventStore: Sendable {
   let commits: CommitWriter
   /// What this handle's last ``write(metadata:_:)`` left, for the next one to trust
   /// instead of reading it back when no other write came between (see ``LastCommit``).
-  private let lastCommit = Mutex<LastCommit?>(nil)
+  private let lastCommit = Locked<LastCommit?>(nil)
 
   deinit {
     service.shutdown()
@@ -324,7 +324,7 @@ private struct LastCommit: Sendable {
 
 /// The stores open in this process, by resolved path.
 enum OpenStores {
-  private static let paths = Mutex<Set<String>>([])
+  private static let paths = Locked<Set<String>>([])
 
   static func claim(_ path: String) -> Bool { paths.withLock { $0.insert(path).inserted } }
   static func release(_ path: String) { _ = paths.withLock { $0.remove(path) } }
