@@ -17,7 +17,8 @@ public enum ISO8601 {
     return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
   }
 
-  /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`; `nil` when the text is not such a date.
+  /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, rounding further digits to the nearest
+  /// millisecond; `nil` when the text is not such a date.
   public static func parse(_ text: String) -> Date? {
     let u = Array(text.utf8)
     func num(_ from: Int, _ count: Int) -> Int64? {
@@ -61,7 +62,10 @@ public enum ISO8601 {
     guard i == u.count else { return nil }
     let days = daysFromCivil(y, mo, d)
     let seconds = days * 86_400 + h * 3600 + mi * 60 + s - offset
-    return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    // To the nearest millisecond, the precision of every public date form, so that a date
+    // read with more digits is written back as what was stored (`format` shows milliseconds).
+    let ms = (fraction * 1000).rounded()
+    return Date(timeIntervalSince1970: (Double(seconds) * 1000 + ms) / 1000)
   }
 
   private static func pad(_ n: Int64, _ width: Int) -> String {

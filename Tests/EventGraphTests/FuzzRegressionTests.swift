@@ -58,4 +58,16 @@ struct FuzzRegressionTests {
           == CommitCodec.milliseconds(date))
     }
   }
+
+  /// A date in an import line with more than three fractional digits.
+  ///
+  /// It was kept to the last digit but written back to milliseconds, so an exported value
+  /// did not read back as the value stored. Dates are read to the nearest millisecond, the
+  /// precision every public form shows.
+  @Test func dateWithMoreDigitsThanMilliseconds() throws {
+    let text = "2023-11-14T22:13:20.126666666666666666666663Z"
+    let value = try #require(try Value.fromJSON(.string(text), as: .date))
+    #expect(value.json == .string("2023-11-14T22:13:20.127Z"))
+    #expect(try Value.fromJSON(value.json, as: .date) == value)
+  }
 }
