@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 import TestSupport
 import Testing
 
@@ -199,5 +200,62 @@ struct LogInterfaceTests {
     #expect(try store.versions() == [2])
     #expect(throws: StoreError.self) { try store.switchVersion(to: 1) }
     #expect(try store.verify().isOK)
+  }
+}
+
+@Suite("Store format 1: upgraded when first opened for writing")
+struct FormatUpgradeTests {
+  @Test("a format-1 store (no checksums) is refused read-only and upgraded by a writable open, every version")
+  func upgrade() throws {
+    let model = try Fixtures.company()
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/store"
+    let exported: [String]
+    do {
+      let store = try EventStore.create(at: path, model: model)
+      try ReplayTests.randomHistory(store, seed: 9, commits: 30)
+      try store.installVersion(try LogInterfaceTests.atVersion(2, model))
+      exported = try Self.export(store)
+    }
+    // Make it what format 1 wrote: projection entries without their four checksum bytes.
+    do {
+      let env = try Environment(path: path, options: EnvironmentOptions(mapSize: 256 << 20, maxDatabases: 64))
+      let meta = try #require(try env.openDatabase("meta", create: false))
+      for version in [1, 2] {
+        for name in StoreDatabases.projectionNames {
+          let db = try #require(try env.openDatabase(StoreDatabases.name(name, version: version), create: false))
+          let entries = try env.read { txn in
+            var all: [([UInt8], [UInt8])] = []
+            try txn.forEach(db) { k, v in
+              all.append(([UInt8](k), [UInt8](v)))
+              return true
+            }
+            return all
+          }
+          try env.write { txn in
+            for (k, v) in entries { _ = try txn.put(db, key: k, value: Array(v.dropLast(4))) }
+          }
+        }
+      }
+      try env.write { txn in _ = try txn.put(meta, key: "format", value: "1") }
+    }
+    #expect(throws: StoreError.olderFormat(path: path, found: 1)) {
+      _ = try EventStore(path: path, options: StoreOptions(readOnly: true))
+    }
+    do {
+      let store = try EventStore(path: path)
+      #expect(try store.verify().isOK)
+      #expect(try Self.export(store) == exported)
+    }
+    let reopened = try EventStore(path: path, options: StoreOptions(readOnly: true, checkPages: true))
+    #expect(try reopened.verify().isOK)
+  }
+
+  /// Every object as JSON Lines.
+  static func export(_ store: EventStore) throws -> [String] {
+    var lines: [String] = []
+    for e in store.model.entities { try store.export(entity: e.name) { lines.append($0) } }
+    return lines
   }
 }
