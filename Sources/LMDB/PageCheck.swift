@@ -138,7 +138,17 @@ public enum PageCheck {
     var attempts = 0
     while true {
       let file = try PageFile(path: dataFile)
-      let meta = try file.openingMeta()
+      let meta: MetaPage
+      do {
+        meta = try file.openingMeta()
+      } catch let damage as FileDamage {
+        // A meta page read while another process writes it may be half old, half new:
+        // read again after a moment before calling it damaged.
+        attempts += 1
+        guard attempts < 3 else { throw damage }
+        usleep(10_000)
+        continue
+      }
       do {
         try file.checkLength(meta)
         if full {
