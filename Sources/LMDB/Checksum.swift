@@ -31,6 +31,26 @@ enum EntryChecksum {
     return crc
   }
 
+  /// Calls `body` with `value` followed by its checksum (for `key`), as it is stored.
+  static func withStored<R>(
+    _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R
+  ) -> R {
+    // SAFETY: the temporary buffer lives for the call and holds the value and its checksum;
+    // `body` gets it only for the call (LMDB copies it into its pages).
+    withUnsafeTemporaryAllocation(byteCount: value.count + size, alignment: 1) { buffer in
+      if value.count > 0, let base = value.baseAddress {
+        buffer.baseAddress?.copyMemory(from: base, byteCount: value.count)
+      }
+      write(of(key, value), into: buffer, at: value.count)
+      return body(UnsafeRawBufferPointer(buffer))
+    }
+  }
+
+  /// Bytes as lowercase hexadecimal (the first 64 of them), to name a key in a message.
+  static func hex(_ bytes: some Collection<UInt8>) -> String {
+    bytes.prefix(64).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+  }
+
   /// Writes the checksum into the four bytes at `at`.
   static func write(_ crc: UInt32, into buffer: UnsafeMutableRawBufferPointer, at: Int) {
     for i in 0..<size { buffer[at + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
@@ -51,7 +71,7 @@ enum EntryChecksum {
     _ = mdb_env_get_path(mdb_txn_env(txn), &path)
     // SAFETY: LMDB returns its own copy of the path, valid while the environment is open.
     let file = path.map { String(cString: $0) + "/data.mdb" } ?? "the data file"
-    let hex = key.prefix(64).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    let hex = hex(key)
     return LMDBError(
       damage: FileDamage(
         file: file, page: nil, database: db.name,

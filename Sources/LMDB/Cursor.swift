@@ -104,13 +104,7 @@ public struct Cursor: ~Copyable {
   @usableFromInline
   func put(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags) -> Result<Void, LMDBError> {
     guard database.checksummed else { return putRaw(k, v, flags) }
-    // SAFETY: the temporary buffer lives for the call and holds the value and its checksum;
-    // LMDB copies it into its pages.
-    return withUnsafeTemporaryAllocation(byteCount: v.count + EntryChecksum.size, alignment: 1) { buffer in
-      if v.count > 0, let base = v.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: v.count) }
-      EntryChecksum.write(EntryChecksum.of(k, v), into: buffer, at: v.count)
-      return putRaw(k, UnsafeRawBufferPointer(buffer), flags)
-    }
+    return EntryChecksum.withStored(k, v) { putRaw(k, $0, flags) }
   }
 
   private func putRaw(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags)

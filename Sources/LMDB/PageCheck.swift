@@ -335,7 +335,7 @@ struct Walk {
         let ok = Array(key).withUnsafeBytes { k in
           Array(value).withUnsafeBytes { v in EntryChecksum.verified(k, v) != nil }
         }
-        if !ok { throw Problem("entry \(index) (key \(Self.hex(key))) does not match its checksum") }
+        if !ok { throw Problem("entry \(index) (key \(EntryChecksum.hex(key))) does not match its checksum") }
       }
     }
     var free: [Int] = []
@@ -356,10 +356,6 @@ struct Walk {
         throw FileDamage(file: file.path, page: p, database: "(free pages)", detail: "a page in use is listed as free")
       }
     }
-  }
-
-  static func hex(_ bytes: ArraySlice<UInt8>) -> String {
-    bytes.prefix(64).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
   }
 
   /// Walks one tree, handing each leaf entry (key, value, node flags) to `visit`.

@@ -170,13 +170,7 @@ extension TransactionWriting where Self: ~Copyable {
     _ db: Database, _ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, appendFirst: Bool
   ) -> Result<Bool, LMDBError> {
     guard db.checksummed else { return putRaw(db, k, v, flags, appendFirst: appendFirst) }
-    // SAFETY: the temporary buffer lives for the call and holds the value and its checksum;
-    // LMDB copies it into its pages.
-    return withUnsafeTemporaryAllocation(byteCount: v.count + EntryChecksum.size, alignment: 1) { buffer in
-      if v.count > 0, let base = v.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: v.count) }
-      EntryChecksum.write(EntryChecksum.of(k, v), into: buffer, at: v.count)
-      return putRaw(db, k, UnsafeRawBufferPointer(buffer), flags, appendFirst: appendFirst)
-    }
+    return EntryChecksum.withStored(k, v) { putRaw(db, k, $0, flags, appendFirst: appendFirst) }
   }
 
   private func putRaw(

@@ -25,12 +25,7 @@ extension EventStore {
   @discardableResult
   public func rebuild(progress: (Int) -> Void = { _ in }) throws -> (commits: Int, events: Int) {
     if options.readOnly { throw StoreError.readOnly(path: path) }
-    let log = dbs.log
-    return try Replay.run(
-      into: commits,
-      readLog: { txn, from, visit in
-        try txn.forEach(log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
-      }, progress: progress)
+    return try Replay.rebuild(commits, progress: progress)
   }
 
   /// Checks the store without changing it: every commit's checksum and place in the log,

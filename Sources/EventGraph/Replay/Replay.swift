@@ -34,6 +34,18 @@ enum Replay {
     }
   }
 
+  /// Replays the log of `writer`'s databases into their projections, reading it through
+  /// the same write transactions (a rebuild, a format upgrade).
+  static func rebuild(_ writer: CommitWriter, progress: (Int) -> Void = { _ in }) throws -> (commits: Int, events: Int)
+  {
+    let log = writer.dbs.log
+    return try run(
+      into: writer,
+      readLog: { txn, from, visit in
+        try txn.forEach(log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
+      }, progress: progress)
+  }
+
   /// Replays a log (read through `readLog`) into the projections of `writer`'s databases,
   /// batch by batch, starting from empty projections.
   ///

@@ -23,7 +23,12 @@ public struct CommitRecord: Sendable, Hashable {
   ///
   /// - Throws: ``CorruptionError`` naming what does not hold.
   public init(bytes: [UInt8]) throws {
-    let (header, last) = try CommitCodec.read(bytes, context: "commit record") { ($0.header, $0.lastSequence) }
+    try self.init(bytes: bytes, context: "commit record")
+  }
+
+  /// Reads the header of `bytes`, checking the checksum; `context` names the record in errors.
+  private init(bytes: [UInt8], context: String) throws {
+    let (header, last) = try CommitCodec.read(bytes, context: context) { ($0.header, $0.lastSequence) }
     self.number = header.number
     self.firstSequence = header.firstSequence
     self.lastSequence = last
@@ -237,15 +242,10 @@ extension EventStore {
 extension CommitRecord {
   /// A record read from the log at `key`, its checksum and key verified.
   init(verified bytes: [UInt8], key: UInt64) throws {
-    let (header, last) = try CommitCodec.read(bytes, context: "log entry \(key)") { ($0.header, $0.lastSequence) }
-    guard header.firstSequence == key else {
-      throw StoreError.corrupt("log entry \(key) holds a commit starting at sequence \(header.firstSequence)")
+    try self.init(bytes: bytes, context: "log entry \(key)")
+    guard firstSequence == key else {
+      throw StoreError.corrupt("log entry \(key) holds a commit starting at sequence \(firstSequence)")
     }
-    self.number = header.number
-    self.firstSequence = header.firstSequence
-    self.lastSequence = last
-    self.modelVersion = header.modelVersion
-    self.bytes = bytes
   }
 }
 

@@ -216,12 +216,7 @@ public final class EventStore: Sendable {
     for (version, document) in documents {
       guard let dbs = try StoreDatabases.open(env, version: version, create: true) else { continue }
       let model = try Model(json: document, file: "\(path) (stored model v\(version))")
-      let log = dbs.log
-      _ = try Replay.run(
-        into: CommitWriter(env: env, dbs: dbs, model: model, path: path),
-        readLog: { txn, from, visit in
-          try txn.forEach(log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v) }
-        })
+      _ = try Replay.rebuild(CommitWriter(env: env, dbs: dbs, model: model, path: path))
     }
     try env.write { txn in _ = try txn.put(meta, key: MetaKey.format, value: String(formatVersion)) }
   }
