@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "LMDB", targets: ["LMDB"]),
     .library(name: "EventGraph", targets: ["EventGraph"]),
     .library(name: "EventGraphMigration", targets: ["EventGraphMigration"]),
+    .library(name: "EventGraphReplication", targets: ["EventGraphReplication"]),
     .library(name: "EventTool", targets: ["EventTool"]),
     .executable(name: "eventtool", targets: ["eventtool"]),
   ],
@@ -19,6 +20,12 @@ let package = Package(
     // Intel's storage acceleration library (Debian's libisal-dev): the commit records'
     // CRC-32C with the processor's CRC instructions.
     .systemLibrary(name: "CISAL", path: "Sources/CISAL"),
+    // nats.c (Debian's libnats-dev), the client of the replication stream; wrapped by
+    // NATSClient as CLMDB is by LMDB.
+    .systemLibrary(name: "CNATS", path: "Sources/CNATS"),
+    .target(name: "NATSClient", dependencies: ["CNATS"]),
+    // The log replicated to a NATS JetStream stream: shipping, read replicas, failover.
+    .target(name: "EventGraphReplication", dependencies: ["EventGraph", "NATSClient", "EventGraphLocking"]),
     // The package's one lock type (Mutex, or a pthread mutex the sanitizers can see when
     // Tools/sanitize builds); not a product.
     .target(name: "EventGraphLocking"),

@@ -98,6 +98,11 @@ public final class EventStore: Sendable {
   /// What this handle's last ``write(metadata:_:)`` left, for the next one to trust
   /// instead of reading it back when no other write came between (see ``LastCommit``).
   private let lastCommit = Locked<LastCommit?>(nil)
+  /// Other versions' databases and models, opened on first use (``databases(version:)``).
+  let otherVersions = Locked<[Int: VersionDatabases]>([:])
+  /// What the service's commits wait for before they return, besides the local commit
+  /// (``setAcknowledger(_:)``).
+  let acknowledger = Locked<(any CommitAcknowledging)?>(nil)
 
   deinit {
     service.shutdown()
@@ -113,9 +118,10 @@ public final class EventStore: Sendable {
     try create(at: path, model: model, options: options, storeID: nil)
   }
 
-  /// ``create(at:model:options:)`` keeping a given identity (a salvaged store keeps its own).
-  static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?) throws
-    -> EventStore
+  /// ``create(at:model:options:)`` with a given identity: a read replica or a salvaged copy
+  /// keeps the identity of the store it copies; `nil` makes a new one.
+  public static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?)
+    throws -> EventStore
   {
     let fm = FileManager.default
     var isDirectory: ObjCBool = false

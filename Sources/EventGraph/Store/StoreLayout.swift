@@ -72,12 +72,33 @@ struct StoreDatabases: Sendable {
   /// model version still the one `model` is (another handle or process may have upcast
   /// or rolled back the store since this one was opened).
   func checkWritable(_ txn: WriteHandle, model: Model, path: String) throws {
+    try checkNoRebuild(txn)
+    try checkActive(txn, model: model, path: path)
+    try checkRole(txn, path: path)
+  }
+
+  /// Refuses a store that an interrupted rebuild left with incomplete projections.
+  func checkNoRebuild(_ txn: WriteHandle) throws {
     if try txn.contains(meta, key: MetaKey.rebuilding) {
       throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
     }
+  }
+
+  /// Refuses when the active version is no longer `model`'s.
+  func checkActive(_ txn: WriteHandle, model: Model, path: String) throws {
     let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
     guard active == model.version else {
       throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
+    }
+  }
+
+  /// Refuses writes of a read replica and of a fenced former primary (``ReplicationRole``).
+  func checkRole(_ txn: WriteHandle, path: String) throws {
+    guard let role = try txn.get(meta, key: MetaKey.role).flatMap(ReplicationRole.init(stored:)) else { return }
+    switch role.kind {
+    case .primary: break
+    case .replica: throw StoreError.replica(path: path, stream: role.stream)
+    case .fenced: throw StoreError.fenced(path: path, stream: role.stream, detail: role.detail)
     }
   }
 
@@ -97,4 +118,6 @@ enum MetaKey {
   static let activeVersion = "activeVersion"
   /// Present while a rebuild is under way; a store left with it needs a rebuild.
   static let rebuilding = "rebuilding"
+  /// The store's part in replication (``ReplicationRole``); absent for a store on its own.
+  static let role = "replication.role"
 }
