@@ -35,10 +35,13 @@ let package = Package(
     .target(name: "EventGraphText"),
     .target(name: "EventGraph", dependencies: ["LMDB", "CISAL", "EventGraphText", "EventGraphLocking"]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
-    .target(name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration", "EventGraphText"]),
+    .target(
+      name: "EventTool",
+      dependencies: ["EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "EventGraphText"]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
     // A child process for the crash and multi-process tests.
-    .executableTarget(name: "StressWriter", dependencies: ["EventGraph", "EventGraphLocking"]),
+    .executableTarget(
+      name: "StressWriter", dependencies: ["EventGraph", "EventGraphReplication", "NATSClient", "EventGraphLocking"]),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(
@@ -55,7 +58,10 @@ let package = Package(
       dependencies: ["EventGraphMigration", "EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),
     .testTarget(
       name: "EventToolTests",
-      dependencies: ["EventTool", "EventGraph", "EventGraphText", "eventtool", "StressWriter", "TestSupport"]),
+      dependencies: [
+        "EventTool", "EventGraph", "EventGraphText", "EventGraphReplication", "NATSClient", "eventtool", "StressWriter",
+        "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -60,6 +60,7 @@ public struct ReplicationError: Error, Sendable, Hashable, CustomStringConvertib
   }
 
   static func stopped(stream: String) -> Self {
-    .init(code: .stopped, stream: stream, sequence: nil, detail: "replication stopped before the commit reached the stream")
+    .init(
+      code: .stopped, stream: stream, sequence: nil, detail: "replication stopped before the commit reached the stream")
   }
 }

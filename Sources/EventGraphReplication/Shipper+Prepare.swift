@@ -52,9 +52,9 @@ extension Shipper {
           stream: stream,
           detail: "another copy of the store (member \(last.member)) publishes to it: make this one a replica")
       }
-      throw ReplicationError.fenced(
-        stream: stream, sequence: lastSequence,
-        detail: "member \(last.member) published at sequence \(lastSequence) after this store")
+      let detail = "member \(last.member) published at sequence \(lastSequence) after this store"
+      try store.setReplicationRole(ReplicationRole(.fenced, stream: stream, detail: detail))
+      throw ReplicationError.fenced(stream: stream, sequence: lastSequence, detail: detail)
     }
     var shipped: [Int: UInt64] = [:]
     var announced: Set<Int> = []

@@ -211,7 +211,8 @@ public final class Shipper: CommitAcknowledging, Sendable {
     while true {
       let expected = state.withLock { $0.lastSequence }
       let outcome = Result { () throws(NATSError) -> PublishAck in
-        try jetStream.publish(message, expectLastSequence: expectNoMessage ? nil : expected, expectNoMessage: expectNoMessage)
+        try jetStream.publish(
+          message, expectLastSequence: expectNoMessage ? nil : expected, expectNoMessage: expectNoMessage)
       }
       let failure: NATSError
       switch outcome {

@@ -45,7 +45,8 @@ enum StreamLayout {
 
   /// Whether `name` can name a stream (and be part of a subject).
   static func isValidStreamName(_ name: String) -> Bool {
-    !name.isEmpty && name.count <= 64 && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    !name.isEmpty && name.count <= 64
+      && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
   }
 
   // MARK: - Commit records in a message

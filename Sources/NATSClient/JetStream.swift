@@ -161,7 +161,9 @@ extension StreamState {
         for i in 0..<Int(config.SubjectsLen) { if let s = list[i] { subjects.append(String(cString: s)) } }
       }
     }
+    let leader = info.Cluster?.pointee.Leader.map { String(cString: $0) }
     self.init(
-      name: name, subjects: subjects, replicas: replicas, messages: info.State.Msgs, lastSequence: info.State.LastSeq)
+      name: name, subjects: subjects, replicas: replicas, messages: info.State.Msgs, lastSequence: info.State.LastSeq,
+      leader: leader)
   }
 }

@@ -43,6 +43,8 @@ public struct StreamState: Sendable, Hashable {
   public let messages: UInt64
   /// The last message's sequence; 0 for an empty stream.
   public let lastSequence: UInt64
+  /// The name of the server that leads the stream's replicas now, when it has one.
+  public let leader: String?
 }
 
 extension StoredMessage {
@@ -53,7 +55,9 @@ extension StoredMessage {
     var data: [UInt8] = []
     if length > 0, let bytes = natsMsg_GetData(msg) {
       // natsMsg_GetData points at the message's `length` bytes, alive until it is destroyed.
-      data = bytes.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+      data = bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
+        Array(UnsafeBufferPointer(start: $0, count: length))
+      }
     }
     var headers: [String: String] = [:]
     var keys: UnsafeMutablePointer<UnsafePointer<CChar>?>?

@@ -32,7 +32,8 @@ public struct ReplicationRole: Sendable, Hashable {
   var stored: [UInt8] { Array("\(kind.rawValue)\n\(stream)\n\(detail)".utf8) }
 
   init?(stored bytes: [UInt8]) {
-    let parts = String(decoding: bytes, as: UTF8.self).split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+    let parts = String(decoding: bytes, as: UTF8.self).split(
+      separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
     guard parts.count == 3, let kind = Kind(rawValue: String(parts[0])) else { return nil }
     self.init(kind, stream: String(parts[1]), detail: String(parts[2]))
   }
