@@ -60,9 +60,21 @@ public final class Replica: Sendable {
     } catch {
       throw ReplicationError.badMessage(stream: stream, sequence: 1, detail: "its model: \(error)")
     }
-    let store = try EventStore.create(at: path, model: model, options: options, storeID: owner)
-    try store.setReplicationRole(ReplicationRole(.replica, stream: stream), checkpoint: Membership.position(1))
-    return try Replica(store: store, jetStream: jetStream, stream: stream)
+    // Made beside `path` and renamed into place once it is a replica, so that a creation
+    // killed midway leaves no store without its role (a later run starts again).
+    let fm = FileManager.default
+    guard !fm.fileExists(atPath: path) || ((try? fm.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
+      throw StoreError.alreadyExists(path: path)
+    }
+    let staging = path + ".replica-in-progress"
+    try? fm.removeItem(atPath: staging)
+    do {
+      let store = try EventStore.create(at: staging, model: model, options: options, storeID: owner)
+      try store.setReplicationRole(ReplicationRole(.replica, stream: stream), checkpoint: Membership.position(1))
+    }
+    try? fm.removeItem(atPath: path)
+    try fm.moveItem(atPath: staging, toPath: path)
+    return try Replica(store: try EventStore(path: path, options: options), jetStream: jetStream, stream: stream)
   }
 
   /// The last stream sequence applied.

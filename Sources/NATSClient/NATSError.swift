@@ -29,8 +29,9 @@ public struct NATSError: Error, Sendable, Hashable, CustomStringConvertible {
       || code == Int(JSNoMessageFoundErr.rawValue)
   }
 
-  /// A failure that may pass: no server answered in time, the stream has no leader yet, the
-  /// connection is reconnecting. A retry with the same message ID is safe.
+  /// A failure that may pass (no answer in time, no leader yet, a reconnecting connection).
+  ///
+  /// A retry with the same message ID is safe.
   public var isTransient: Bool {
     [NATS_TIMEOUT, NATS_NO_RESPONDERS, NATS_CONNECTION_DISCONNECTED, NATS_IO_ERROR, NATS_STALE_CONNECTION]
       .contains { $0.rawValue == statusValue }

@@ -18,8 +18,9 @@ import Foundation
 // `--switch-versions` makes each step a commit at the active version followed by a switch to
 // the other of versions 1 and 2 (installed on first use), reopening the store after it.
 //
-// `--nats URLS --stream NAME` ships the store to that stream in quorum mode: "done N" then
-// follows the stream's acknowledgement of commit N (with `--async T`).
+// `--nats URLS --stream NAME` ships the store to that stream in quorum mode: commits go
+// through the async API (one task unless `--async T`), and "done N" follows the stream's
+// acknowledgement of commit N.
 //
 // Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME] [--async T] [--pause MS]
 //        [--checkpoint] [--switch-versions] [--nats URLS --stream NAME]
@@ -51,6 +52,8 @@ struct Settings: Sendable {
     switchVersions = args.contains("--switch-versions")
     nats = option("--nats")?.split(separator: ",").map(String.init) ?? []
     stream = option("--stream")
+    // Quorum acknowledgement is the service's: commits go through it.
+    if !nats.isEmpty { tasks = max(tasks, 1) }
   }
 }
 

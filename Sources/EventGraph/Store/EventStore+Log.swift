@@ -204,10 +204,11 @@ extension EventStore {
     }
   }
 
-  /// Makes `version` the active one, atomically; this handle keeps its model, and its
-  /// writes are refused from then on (``StoreError/versionChanged(path:opened:active:)``):
-  /// open the store again to work at the new version. `checkpoint`, when given, is written
-  /// in the same transaction.
+  /// Makes `version` the active one, atomically.
+  ///
+  /// This handle keeps its model, and its writes are refused from then on
+  /// (``StoreError/versionChanged(path:opened:active:)``): open the store again to work at
+  /// the new version. `checkpoint`, when given, is written in the same transaction.
   ///
   /// - Throws: ``StoreError/unknownModelVersion(_:)`` when the store does not hold it.
   public func switchVersion(to version: Int, checkpoint: Checkpoint? = nil) throws {
