@@ -10,7 +10,10 @@ struct StatsCommand: ToolCommand {
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
-    let st = try openStore(try a.required("STORE")).statistics()
+    let store = try openStore(try a.required("STORE"))
+    let st = try store.statistics()
+    let role = try store.replicationRole()
+    let position = try store.checkpoint(named: "replication.position").map { String(decoding: $0, as: UTF8.self) }
     if a.flag("json") {
       io.print(
         JSON.object([
@@ -28,6 +31,15 @@ struct StatsCommand: ToolCommand {
               })),
           JSONField("mapSize", .int(Int64(st.mapSize))), JSONField("fileSize", .int(Int64(st.fileSize))),
           JSONField("usedSize", .int(Int64(st.usedSize))),
+          JSONField(
+            "replication",
+            role.map { r in
+              .object([
+                JSONField("role", .string(r.kind.rawValue)), JSONField("stream", .string(r.stream)),
+                JSONField("streamSequence", position.flatMap { Int64($0) }.map { .int($0) } ?? .null),
+                JSONField("fencedBecause", r.kind == .fenced ? .string(r.detail) : .null),
+              ])
+            } ?? .null),
         ]).serialized())
       return
     }
@@ -37,5 +49,10 @@ struct StatsCommand: ToolCommand {
     for (e, n) in st.objectsPerEntity { io.print("objects  \(e): \(n)") }
     for (name, entries, pages) in st.databases { io.print("db       \(name): \(entries) entries, \(pages) pages") }
     io.print("file     \(st.fileSize) bytes (\(st.usedSize) in use, map \(st.mapSize) bytes)")
+    if let role {
+      let at = role.kind == .replica ? ", applied through stream sequence \(position ?? "0")" : ""
+      let why = role.kind == .fenced ? " (\(role.detail))" : ""
+      io.print("role     \(role.kind.rawValue) of stream \(role.stream)\(at)\(why)")
+    }
   }
 }
