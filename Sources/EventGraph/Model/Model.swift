@@ -17,14 +17,19 @@ public struct Model: Sendable, Hashable {
   public let version: Int
   /// The entities in declaration order; an entity's ``EntityID`` is its index here.
   public let entities: [Entity]
+  /// Free text for the model's user: kept and written back, no meaning to the store.
+  public let userInfo: [String: String]
   private let entityIndex: [String: EntityID]
 
   /// Builds and checks a model.
   ///
   /// - Throws: ``ModelError`` naming the entity and property at fault.
-  public init(name: String, version: Int, entities descriptions: [EntityDescription]) throws {
+  public init(
+    name: String, version: Int, entities descriptions: [EntityDescription], userInfo: [String: String] = [:]
+  ) throws {
     self.name = name
     self.version = version
+    self.userInfo = userInfo
     self.entities = try ModelBuilder(descriptions).build()
     var index: [String: EntityID] = [:]
     for e in entities { index[e.name] = e.id }
@@ -90,6 +95,12 @@ public final class Entity: Sendable, Hashable {
   public let parent: EntityID?
   public let isAbstract: Bool
   public let renamingIdentifier: String?
+  /// The entity's own uniqueness constraints.
+  ///
+  /// No two objects of the entity and its sub-entities share the values of one constraint's
+  /// attributes, unless one of those values is `nil`. A sub-entity's objects are held to
+  /// its ancestors' constraints as well.
+  public let uniquenessConstraints: [[Attribute]]
   /// Every property, inherited ones first; a property's ``PropertyID`` is its index here.
   public let properties: [Property]
   /// The description as written (own properties only).
@@ -110,11 +121,12 @@ public final class Entity: Sendable, Hashable {
   private let quickIndex: [Int32]
 
   init(
-    id: EntityID, name: String, parent: EntityID?, isAbstract: Bool, renamingIdentifier: String?,
-    properties: [Property], description: EntityDescription
+    id: EntityID, name: String, uniquenessConstraints: [[Attribute]], parent: EntityID?, isAbstract: Bool,
+    renamingIdentifier: String?, properties: [Property], description: EntityDescription
   ) {
     self.id = id
     self.name = name
+    self.uniquenessConstraints = uniquenessConstraints
     self.parent = parent
     self.isAbstract = isAbstract
     self.renamingIdentifier = renamingIdentifier
@@ -139,7 +151,8 @@ public final class Entity: Sendable, Hashable {
     self.attributes = properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
     self.relationships = properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
     self.attributeSlots = properties.map { if case .attribute(let a) = $0.kind { a } else { nil } }
-    self.requiredAttributes = attributes.filter { !$0.isOptional }
+    self.requiredAttributes = attributes.filter { !$0.isOptional && !$0.isTransient }
+    self.ruledAttributes = attributes.filter { $0.rules != nil || $0.isTransient }
     self.constrainedRelationships = relationships.filter {
       !$0.isOptional || $0.minCount != nil || $0.maxCount != nil
     }
@@ -208,6 +221,9 @@ public final class Entity: Sendable, Hashable {
   /// that must not be empty or whose count is bounded.
   let requiredAttributes: [Attribute]
   let constrainedRelationships: [Relationship]
+  /// The attributes whose values have rules (``ValueRules``) to check, and the transient
+  /// ones (which may hold none).
+  let ruledAttributes: [Attribute]
   /// Each attribute by ``PropertyID`` (`nil` for a relationship): a lookup by name (one per
   /// `set`) copies the attribute alone, not its property.
   private let attributeSlots: [Attribute?]
@@ -234,6 +250,14 @@ public struct Attribute: Sendable, Hashable {
   public let defaultValue: Value?
   public let renamingIdentifier: String?
   public let isIndexed: Bool
+  /// The range of values or lengths, and the pattern, values must keep; `nil` for none.
+  public let rules: ValueRules?
+  /// Written `transformable`: binary data made by the value transformer ``transformer``.
+  public let isTransformable: Bool
+  public let transformer: String?
+  /// The store keeps no value for the attribute: a set is refused.
+  public let isTransient: Bool
+  public let userInfo: [String: String]
 }
 
 /// A checked relationship, with its inverse and destination resolved to IDs.
@@ -252,6 +276,7 @@ public struct Relationship: Sendable, Hashable {
   public let renamingIdentifier: String?
   /// The copy policy written in the model, if any.
   public let copyPolicy: CopyPolicy?
+  public let userInfo: [String: String]
 }
 
 /// What deleting an object does to the objects on the other side of a relationship.
