@@ -34,6 +34,30 @@ public struct Model: Sendable, Hashable {
     var index: [String: EntityID] = [:]
     for e in entities { index[e.name] = e.id }
     self.entityIndex = index
+    self.uniqueness = Self.uniquenessConstraints(entities)
+    self.hasUniquenessConstraints = uniqueness.contains { !$0.isEmpty }
+  }
+
+  /// The uniqueness constraints each entity's objects are held to, by ``EntityID``: its
+  /// ancestors' first, then its own.
+  public let uniqueness: [[UniquenessConstraint]]
+  /// Whether any entity has a uniqueness constraint (a commit checks none otherwise).
+  public let hasUniquenessConstraints: Bool
+
+  private static func uniquenessConstraints(_ entities: [Entity]) -> [[UniquenessConstraint]] {
+    entities.map { e in
+      var chain: [Entity] = []
+      var current: Entity? = e
+      while let c = current {
+        chain.insert(c, at: 0)
+        current = c.parent.map { entities[Int($0.rawValue)] }
+      }
+      return chain.flatMap { owner in
+        owner.uniquenessConstraints.enumerated().map {
+          UniquenessConstraint(entity: owner.id, entityName: owner.name, index: $0.offset, attributes: $0.element)
+        }
+      }
+    }
   }
 
   /// The entity with this name.
@@ -70,6 +94,20 @@ public struct Model: Sendable, Hashable {
 
   /// The descriptions this model was built from (round trip to a model file).
   public var descriptions: [EntityDescription] { entities.map(\.description) }
+}
+
+/// One uniqueness constraint of an entity: no two objects of it (and its sub-entities) have
+/// equal values in all of ``attributes``, unless one of those values is `nil`.
+public struct UniquenessConstraint: Sendable, Hashable {
+  /// The entity that declares it.
+  public let entity: EntityID
+  public let entityName: String
+  /// Its place among the entity's constraints.
+  public let index: Int
+  public let attributes: [Attribute]
+
+  /// The constraint as a model file writes it: `[club, number]`.
+  public var text: String { "[" + attributes.map(\.name).joined(separator: ", ") + "]" }
 }
 
 /// A small integer naming an entity within one model version.

@@ -106,7 +106,7 @@ final class Projector {
   }
 
   /// Puts the hot object back into the cache.
-  private func park() {
+  func park() {
     if let h = hot { cache[h.id] = Cached(record: h, isChanged: true) }
     hot = nil
   }
@@ -309,7 +309,7 @@ final class Projector {
   }
 
   /// Whether `o` was inserted by this projector (see `lastIdentityBefore`).
-  private func isNew(_ o: ObjectID) -> Bool {
+  func isNew(_ o: ObjectID) -> Bool {
     guard let last = lastIdentityBefore else { return false }
     return o.rawValue > last
   }
@@ -328,9 +328,11 @@ final class Projector {
     touched.removeAll(keepingCapacity: true)
   }
 
-  /// Writes one history entry per object touched since the last call.
+  /// Writes one history entry per object touched since the last call, and brings their
+  /// uniqueness entries up to date.
   func recordHistory(commitSequence: UInt64) throws {
     park()  // the next commit that changes the hot object must mark it touched again
+    try keepUniqueness()
     // In key order, so that the entries of new objects are appends.
     for o in sortedTouched() {
       let key = StoreKey.history(o, commitSequence)

@@ -172,6 +172,12 @@ struct FreshObjects {
         try txn.put(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: s.id), value: none)
       }
     }
+    if model.hasUniquenessConstraints, let unique = dbs.unique {
+      let items = states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
+        UniquenessIndex.Item(id: s.id, entity: s.entity, value: { s[$0] }, isNew: true)
+      }
+      try UniquenessIndex(txn: txn, db: unique, model: model).update(items) { reader.display($0) }
+    }
     try writeOutside(reader, sequence: sequence)
   }
 

@@ -50,6 +50,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidPosition = Code(rawValue: "invalidPosition")
     /// A commit broke a rule of the model: required value, counts, a deny delete rule.
     public static let validation = Code(rawValue: "validation")
+    /// A commit gave an object values of a uniqueness constraint that another object holds.
+    public static let notUnique = Code(rawValue: "notUnique")
     /// A stored event or record does not fit the model or the projection.
     public static let corrupt = Code(rawValue: "corrupt")
     /// The transaction was used after its closure returned.
@@ -166,6 +168,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .notARelationship: return "\(entity).\(property) is an attribute, not a relationship"
     case .wrongType, .validation: return "\(object).\(property): \(detail)"
     case .noSuchObject: return "no object \(object)"
+    case .notUnique:
+      return
+        "\(object): uniqueness constraint \(property) of \(entity): \(detail) is already held by \(target)"
     case .wrongDestination: return "\(object).\(property): \(target) is not a \(entity)"
     case .invalidPosition: return "\(object).\(property): position \(position ?? 0) is outside 0...\(count ?? 0)"
     case .corrupt: return "store is corrupt: \(detail)"
@@ -244,6 +249,14 @@ extension StoreError {
 
   public static func invalidPosition(object: String, relationship: String, position: Int, count: Int) -> Self {
     .init(.invalidPosition, object: object, property: relationship, position: position, count: count)
+  }
+
+  /// `attributes` as a model file writes them (`[club, number]`), `value` as messages
+  /// show values; `holder` is the object that has them.
+  public static func notUnique(object: String, entity: String, attributes: String, value: String, holder: String)
+    -> Self
+  {
+    .init(.notUnique, entity: entity, object: object, property: attributes, target: holder, detail: value)
   }
 
   public static func validation(object: String, property: String, message: String) -> Self {
