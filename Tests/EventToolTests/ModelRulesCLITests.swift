@@ -63,4 +63,42 @@ struct ModelRulesCLITests {
     #expect(try ToolRunner.eventtool(["export", store]).out == before)
     #expect(try ToolRunner.eventtool(["stats", store]).out.contains("AddressBook v2"))
   }
+
+  @Test("stats lists every model version with its content hash, in text and JSON")
+  func statsShowsHashes() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let store = dir + "/book"
+    #expect(try ToolRunner.eventtool(["init", store, "--model", examples + "/AddressBook.v1.model.json"]).status == 0)
+    let upcast = try ToolRunner.eventtool([
+      "upcast", store, "--model", examples + "/AddressBook.v2.model.json", "--mapping",
+      examples + "/AddressBook.v1-v2.mapping.json",
+    ])
+    #expect(upcast.status == 0, "\(upcast.err)")
+    let text = try ToolRunner.eventtool(["stats", store]).out
+    let lines = text.split(separator: "\n").filter { $0.hasPrefix("version  ") }
+    #expect(lines.count == 2)
+    #expect(lines.first?.hasPrefix("version  v1 AddressBook sha256 ") == true)
+    #expect(lines.last?.hasSuffix(" (active)") == true)
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(try ToolRunner.eventtool(["stats", store, "--json"]).out.utf8))
+        as? [String: Any])
+    let models = try #require(json["models"] as? [[String: Any]])
+    #expect(models.map { $0["version"] as? Int } == [1, 2])
+    let hashes = models.compactMap { $0["sha256"] as? String }
+    #expect(hashes.count == 2 && hashes.allSatisfy { $0.count == 64 } && Set(hashes).count == 2)
+    #expect(lines.first?.contains(hashes[0]) == true)
+    // Back to v1, then a v2 that is another model: refused, the entities named.
+    #expect(try ToolRunner.eventtool(["rollback", store]).status == 0)
+    var other = try String(contentsOfFile: examples + "/AddressBook.v2.model.json", encoding: .utf8)
+    other = other.replacingOccurrences(
+      of: #"{"name": "phoneNumber", "type": "string"}"#, with: #"{"name": "number", "type": "string"}"#)
+    try other.write(toFile: dir + "/other.model.json", atomically: true, encoding: .utf8)
+    let refused = try ToolRunner.eventtool(["upcast", store, "--model", dir + "/other.model.json"])
+    #expect(refused.status == 1)
+    #expect(refused.err.contains("the store already has a model version 2"), "\(refused.err)")
+    #expect(refused.err.contains("PhoneBook (changed)"), "\(refused.err)")
+    #expect(
+      try ToolRunner.eventtool(["stats", store]).out.contains("version  v1 AddressBook sha256 \(hashes[0]) (active)"))
+  }
 }

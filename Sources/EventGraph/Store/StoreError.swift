@@ -50,6 +50,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidPosition = Code(rawValue: "invalidPosition")
     /// A commit broke a rule of the model: required value, counts, a deny delete rule.
     public static let validation = Code(rawValue: "validation")
+    /// A stored model's document does not hash to the content hash written with it.
+    public static let modelHashMismatch = Code(rawValue: "modelHashMismatch")
     /// A commit gave an object values of a uniqueness constraint that another object holds.
     public static let notUnique = Code(rawValue: "notUnique")
     /// A stored event or record does not fit the model or the projection.
@@ -168,6 +170,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .notARelationship: return "\(entity).\(property) is an attribute, not a relationship"
     case .wrongType, .validation: return "\(object).\(property): \(detail)"
     case .noSuchObject: return "no object \(object)"
+    case .modelHashMismatch:
+      return
+        "\(path): model version \(version) does not match its content hash (written \(target), now \(detail)): its document was changed after it was stored"
     case .notUnique:
       return
         "\(object): uniqueness constraint \(property) of \(entity): \(detail) is already held by \(target)"
@@ -249,6 +254,11 @@ extension StoreError {
 
   public static func invalidPosition(object: String, relationship: String, position: Int, count: Int) -> Self {
     .init(.invalidPosition, object: object, property: relationship, position: position, count: count)
+  }
+
+  /// `stored` is the hash written with the model, `computed` the document's hash now.
+  public static func modelHashMismatch(path: String, version: Int, stored: String, computed: String) -> Self {
+    .init(.modelHashMismatch, path: path, target: stored, detail: computed, version: version)
   }
 
   /// `attributes` as a model file writes them (`[club, number]`), `value` as messages
