@@ -68,6 +68,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let versionChanged = Code(rawValue: "versionChanged")
     /// A sequence past the end of the log.
     public static let sequenceBeyondLog = Code(rawValue: "sequenceBeyondLog")
+    /// A commit number past the end of the log.
+    public static let commitBeyondLog = Code(rawValue: "commitBeyondLog")
+    /// A sequence inside a commit, where the state was never committed (time travel goes
+    /// from commit to commit).
+    public static let sequenceInsideCommit = Code(rawValue: "sequenceInsideCommit")
     /// The object was deleted (or, with a sequence, did not exist as of that sequence).
     public static let deletedObject = Code(rawValue: "deletedObject")
     /// Two stores that must share a model do not (a clone across stores).
@@ -126,8 +131,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   public let count: Int?
   /// The sequence asked for (``Code/sequenceBeyondLog``, ``Code/deletedObject``).
   public let sequence: UInt64?
-  /// The last sequence of the log (``Code/sequenceBeyondLog``).
+  /// The last sequence of the log (``Code/sequenceBeyondLog``), or of the commit that holds
+  /// ``sequence`` (``Code/sequenceInsideCommit``).
   public let lastSequence: UInt64?
+  /// The commit asked for (``Code/commitBeyondLog``) or holding ``sequence``
+  /// (``Code/sequenceInsideCommit``).
+  public let commit: UInt64?
+  /// The first sequence of ``commit`` (``Code/sequenceInsideCommit``).
+  public let firstSequence: UInt64?
   /// LMDB's error (``Code/lmdb``).
   public let lmdb: LMDBError?
 
@@ -135,8 +146,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     _ code: Code, path: String? = nil, entity: String? = nil, object: String? = nil, property: String? = nil,
     target: String? = nil, inverse: String? = nil, source: String? = nil, detail: String? = nil,
     version: Int? = nil, expectedVersion: Int? = nil, position: Int? = nil, count: Int? = nil,
-    sequence: UInt64? = nil, lastSequence: UInt64? = nil, lmdb: LMDBError? = nil
+    sequence: UInt64? = nil, lastSequence: UInt64? = nil, commit: UInt64? = nil, firstSequence: UInt64? = nil,
+    lmdb: LMDBError? = nil
   ) {
+    self.commit = commit
+    self.firstSequence = firstSequence
     self.code = code
     self.path = path
     self.entity = entity
@@ -187,6 +201,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       return "\(path) was opened at model version \(expected) but is now at version \(version): open it again"
     case .sequenceBeyondLog:
       return "sequence \(sequence ?? 0) is beyond the end of the log (last is \(lastSequence ?? 0))"
+    case .commitBeyondLog:
+      return "commit \(commit ?? 0) is beyond the end of the log (last is commit \(count ?? 0))"
+    case .sequenceInsideCommit:
+      let (c, first, last) = (commit ?? 0, firstSequence ?? 0, lastSequence ?? 0)
+      return
+        "event \(sequence ?? 0) is inside commit \(c) (events \(first)...\(last)): no state there was ever committed"
     case .deletedObject:
       guard let sequence else { return "\(object) was deleted" }
       return "\(object) did not exist as of sequence \(sequence) (created later or deleted by then)"
@@ -307,6 +327,16 @@ extension StoreError {
 
   public static func sequenceBeyondLog(_ sequence: UInt64, last: UInt64) -> Self {
     .init(.sequenceBeyondLog, sequence: sequence, lastSequence: last)
+  }
+
+  /// `last` is the log's last commit.
+  public static func commitBeyondLog(_ commit: UInt64, last: UInt64) -> Self {
+    .init(.commitBeyondLog, count: Int(clamping: last), commit: commit)
+  }
+
+  /// Event `sequence` lies in commit `commit`, which holds events `first...last`.
+  public static func sequenceInsideCommit(_ sequence: UInt64, commit: UInt64, first: UInt64, last: UInt64) -> Self {
+    .init(.sequenceInsideCommit, sequence: sequence, lastSequence: last, commit: commit, firstSequence: first)
   }
 
   public static func deletedObject(_ object: String, asOf sequence: UInt64?) -> Self {
