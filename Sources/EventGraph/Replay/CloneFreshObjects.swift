@@ -173,10 +173,14 @@ struct FreshObjects {
       }
     }
     if model.hasUniquenessConstraints, let unique = dbs.unique {
-      let items = states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
-        UniquenessIndex.Item(id: s.id, entity: s.entity, value: { s[$0] }, isNew: true)
+      // New objects: they held no keys.
+      let index = UniquenessIndex(txn: txn, db: unique, model: model)
+      let items = try states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
+        UniquenessIndex.Item(
+          id: s.id, entity: s.entity, old: Array(repeating: nil, count: model.uniqueness[Int(s.entity.rawValue)].count),
+          new: try index.keys(s.entity, values: { s[$0] }), value: { s[$0] })
       }
-      try UniquenessIndex(txn: txn, db: unique, model: model).update(items) { reader.display($0) }
+      try index.update(items) { reader.display($0) }
     }
     try writeOutside(reader, sequence: sequence)
   }
