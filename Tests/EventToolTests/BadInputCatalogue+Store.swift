@@ -103,6 +103,17 @@ extension BadInput {
     bad(1, ["fetch", "@S", "AddressBook", "--where", "(firstName == 'A'"], ["--where"]),
     bad(1, ["fetch", "@S", "PhoneBook", "--where", "type == 'two'"], ["--where", "type"]),
     bad(1, ["fetch", "@S", "AddressBook", "--sort", "nope"], ["nope"]),
+    // $variables and key-path sort keys.
+    bad(1, ["fetch", "@S", "AddressBook", "--where", "lastName == $who"], ["--where", "unknown variable $who"]),
+    bad(
+      1, ["fetch", "@S", "AddressBook", "--where", "lastName == $who", "--var", "whom=B"],
+      ["--where", "$who", "did you mean"]),
+    bad(1, ["fetch", "@S", "PhoneBook", "--where", "type == $t", "--var", "t=two"], ["--where", "type"]),
+    bad(2, ["fetch", "@S", "AddressBook", "--var", "who"], ["--var", "NAME=VALUE"]),
+    bad(2, ["fetch", "@S", "AddressBook", "--var", "1x=3"], ["--var", "'1x'"]),
+    bad(2, ["fetch", "@S", "AddressBook", "--var", "a=1", "--var", "a=2"], ["--var a", "twice"]),
+    bad(1, ["fetch", "@S", "AddressBook", "--sort", "phones.phoneNumber"], ["phones", "to-many"]),
+    bad(1, ["fetch", "@S", "PhoneBook", "--sort", "addressBook.nope"], ["AddressBook", "nope"]),
     bad(2, ["fetch", "@S", "AddressBook", "--sort", "firstName sideways"], ["--sort", "firstName sideways"]),
     bad(2, ["fetch", "@S", "AddressBook", "--limit", "-1"], ["--limit", "-1"]),
     bad(2, ["fetch", "@S", "AddressBook", "--limit", "ten"], ["--limit", "'ten'"]),

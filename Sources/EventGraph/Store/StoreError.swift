@@ -52,6 +52,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let validation = Code(rawValue: "validation")
     /// A stored model's document does not hash to the content hash written with it.
     public static let modelHashMismatch = Code(rawValue: "modelHashMismatch")
+    /// A sort key through a to-many relationship, which gives no one value to sort by.
+    public static let invalidSortKey = Code(rawValue: "invalidSortKey")
     /// A commit gave an object values of a uniqueness constraint that another object holds.
     public static let notUnique = Code(rawValue: "notUnique")
     /// A stored event or record does not fit the model or the projection.
@@ -187,6 +189,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .modelHashMismatch:
       return
         "\(path): model version \(version) does not match its content hash (written \(target), now \(detail)): its document was changed after it was stored"
+    case .invalidSortKey: return "cannot sort \(entity) by '\(property)': \(detail)"
     case .notUnique:
       return
         "\(object): uniqueness constraint \(property) of \(entity): \(detail) is already held by \(target)"
@@ -279,6 +282,11 @@ extension StoreError {
   /// `stored` is the hash written with the model, `computed` the document's hash now.
   public static func modelHashMismatch(path: String, version: Int, stored: String, computed: String) -> Self {
     .init(.modelHashMismatch, path: path, target: stored, detail: computed, version: version)
+  }
+
+  /// `key` as written, `detail` what is wrong with it.
+  public static func invalidSortKey(entity: String, key: String, detail: String) -> Self {
+    .init(.invalidSortKey, entity: entity, property: key, detail: detail)
   }
 
   /// `attributes` as a model file writes them (`[club, number]`), `value` as messages
