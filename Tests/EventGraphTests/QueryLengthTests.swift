@@ -49,4 +49,37 @@ struct QueryLengthTests {
       _ = try CompiledPredicate.compile("manager.length > 1", entity: e.id, model: model)
     }
   }
+
+  @Test("FUNCTION(receiver, 'method') answers Foundation's methods: length, uppercaseString, lowercaseString")
+  func function() throws {
+    let (store, dir) = try makeStore(try Fixtures.company())
+    defer { removeDirectory(dir) }
+    let o = try store.write { tx in try tx.insert("Employee", ["name": .string("Momo😀")]) }.value
+    for predicate in [
+      "FUNCTION(name, 'length') == 6", "function(name, \"length\") == name.length",
+      "FUNCTION(name, 'uppercaseString') == 'MOMO😀'", "FUNCTION(name, 'lowercaseString') BEGINSWITH 'momo'",
+    ] {
+      #expect(try store.fetch("Employee", where: predicate).objects == [o], "\(predicate)")
+    }
+    // It prints as the function that answers it, and reads back the same.
+    let e = try #require(try Fixtures.company().entity(named: "Employee"))
+    let compiled = try CompiledPredicate.compile(
+      "FUNCTION(name, 'length') > 2", entity: e.id, model: try Fixtures.company())
+    #expect(compiled.description == "utf16length(name) > 2")
+    for (text, message) in [
+      ("FUNCTION(name, 'size') > 2", "no method 'size' here (length, lowercaseString, uppercaseString)"),
+      ("FUNCTION(name, length) > 2", "FUNCTION's method is named by a string"),
+      ("FUNCTION(name) > 2", "FUNCTION takes a receiver and a method name, found 1"),
+      ("FUNCTION() > 2", "FUNCTION takes a receiver and a method name"),
+    ] {
+      #expect(throws: QueryError.self, "\(text)") {
+        _ = try CompiledPredicate.compile(text, entity: e.id, model: try Fixtures.company())
+      }
+      do {
+        _ = try CompiledPredicate.compile(text, entity: e.id, model: try Fixtures.company())
+      } catch {
+        #expect("\(error)".contains(message), "\(text): \(error)")
+      }
+    }
+  }
 }
