@@ -172,6 +172,16 @@ struct FreshObjects {
         try txn.put(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: s.id), value: none)
       }
     }
+    if model.hasUniquenessConstraints, let unique = dbs.unique {
+      // New objects: they held no keys.
+      let index = UniquenessIndex(txn: txn, db: unique, model: model)
+      let items = try states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
+        UniquenessIndex.Item(
+          id: s.id, entity: s.entity, old: Array(repeating: nil, count: model.uniqueness[Int(s.entity.rawValue)].count),
+          new: try index.keys(s.entity, values: { s[$0] }), value: { s[$0] })
+      }
+      try index.update(items) { reader.display($0) }
+    }
     try writeOutside(reader, sequence: sequence)
   }
 

@@ -155,6 +155,7 @@ final class CommitBatch {
     let projector = tx.projector
     try Validator(model: tx.model, graph: tx).validate(projector.sortedTouched())
     guard log else {
+      try projector.keepUniqueness(keepingKeys: false)
       projector.forgetTouched()
       try projector.writeObjects()
       return nil

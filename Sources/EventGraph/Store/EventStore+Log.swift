@@ -196,7 +196,7 @@ extension EventStore {
       guard try !batch.handle.contains(dbs.models, key: key) else {
         throw StoreError.versionExists(model.version)
       }
-      try batch.handle.put(dbs.models, key: key, value: Array(model.json.serialized().utf8))
+      try dbs.putModel(model, batch.handle)
       for name in StoreDatabases.versionedNames {
         _ = try batch.handle.openDatabase(StoreDatabases.name(name, version: model.version), create: true)
       }
@@ -244,6 +244,7 @@ extension EventStore {
         }
       }
       _ = try batch.handle.delete(dbs.models, key: BigEndianKey(UInt64(version)))
+      _ = try batch.handle.delete(dbs.meta, key: StoreDatabases.modelHashKey(version))
     }
     otherVersions.withLock { $0[version] = nil }
   }

@@ -142,7 +142,7 @@ public final class EventStore: Sendable {
         try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
         try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
         try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
-        try txn.put(dbs.models, key: BigEndianKey(UInt64(model.version)), value: Array(model.json.serialized().utf8))
+        try dbs.putModel(model, txn.handle)
       }
     }
     return try EventStore(path: path, options: options)
@@ -194,7 +194,9 @@ public final class EventStore: Sendable {
     guard let doc = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(active))) }) else {
       throw StoreError.notAStore(path: path, detail: "model version \(active) is missing")
     }
-    self.model = try Model(json: doc, file: "\(path) (stored model v\(active))")
+    let model = try Model(json: doc, file: "\(path) (stored model v\(active))")
+    try env.read { try dbs.checkModelHash(model, $0.handle, path: path) }
+    self.model = model
     self.registryKey = key
     claimed = false
     self.env = env

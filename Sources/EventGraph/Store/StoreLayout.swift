@@ -27,10 +27,15 @@ struct StoreDatabases: Sendable {
   let dedupe: Database
   /// (entity, attribute, order-preserving value, object) → ∅, for `indexed` attributes.
   let index: Database
+  /// (entity, constraint, values) → object, and (object, entity, constraint) → its key.
+  ///
+  /// For uniqueness constraints (``UniquenessIndex``); `nil` only in a store made before
+  /// there were any, opened read-only: its models have none.
+  let unique: Database?
   let version: Int
   let prefix: String
 
-  static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index"]
+  static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index", "unique"]
   /// Whether the database named `name` is a projection, whose values carry checksums
   /// (any version's, an upcast's scratch copies included).
   @Sendable static func isChecksummed(_ name: String) -> Bool {
@@ -65,7 +70,8 @@ struct StoreDatabases: Sendable {
     else { return nil }
     return StoreDatabases(
       meta: meta, models: models, log: log, objects: objects, identities: identities, links: links,
-      entities: entities, history: history, dedupe: dedupe, index: index, version: version, prefix: prefix)
+      entities: entities, history: history, dedupe: dedupe, index: index, unique: try versioned("unique"),
+      version: version, prefix: prefix)
   }
 
   /// The checks made before every commit: no rebuild left unfinished, and the active
@@ -102,12 +108,13 @@ struct StoreDatabases: Sendable {
     }
   }
 
-  /// The projection databases, in a fixed order (rebuild and verify walk them).
+  /// The projection databases, in a fixed order (rebuild and verify walk them); `unique`
+  /// last, and only where it exists.
   var projections: [(name: String, db: Database)] {
     [
       ("objects", objects), ("identities", identities), ("links", links), ("entities", entities),
       ("history", history), ("dedupe", dedupe), ("index", index),
-    ]
+    ] + (unique.map { [("unique", $0)] } ?? [])
   }
 }
 

@@ -197,7 +197,7 @@ public final class Transaction: GraphReading {
   /// itself (its name, default, renaming identifier) is not copied on this path.
   private func set(_ id: ObjectID, _ attribute: PropertyID, _ type: AttributeType, _ value: Value?) throws {
     var v = value
-    if let value, value.type != type {
+    if let value, value.type != type || !value.isFinite {
       do {
         v = try value.converted(to: type)
       } catch {

@@ -107,6 +107,7 @@ package final class VersionBuild {
           )
         }
       }
+      for stage in stages { try Self.refuseReplacing(stage.destinationModel, txn.handle, sourceDBs, store) }
       // Fresh: every step's output, scratch state and associations start empty.
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
       for stage in stages {
@@ -114,9 +115,7 @@ package final class VersionBuild {
         try txn.empty(stage.output.log)
         try txn.empty(stage.forward)
         try txn.empty(stage.reverse)
-        try txn.put(
-          sourceDBs.models, key: BigEndianKey(UInt64(stage.destinationModel.version)),
-          value: Array(stage.destinationModel.jsonText.utf8))
+        try sourceDBs.putModel(stage.destinationModel, txn.handle)
       }
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
@@ -124,6 +123,26 @@ package final class VersionBuild {
       try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(last + 1))
       return false
     }
+  }
+
+  /// Refuses a model whose version the store knows with another content hash: a version
+  /// that holds commits, is active, or was ever switched to. (An unfinished upcast's
+  /// model, never used, may be replaced.)
+  private static func refuseReplacing(_ model: Model, _ txn: WriteHandle, _ dbs: StoreDatabases, _ store: EventStore)
+    throws
+  {
+    let v = model.version
+    guard let stored = try dbs.storedModel(v, txn, path: store.path) else { return }
+    let hash = try dbs.storedModelHash(v, txn) ?? stored.contentHash
+    guard hash != model.contentHash else { return }
+    let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false)
+    let hasCommits = try log.map { try txn.statistics($0).entries > 0 } ?? false
+    let switchedTo = try txn.contains(dbs.meta, key: UpcastKeys(version: v).from)
+    guard active == v || hasCommits || switchedTo else { return }
+    throw VersionBuildError(
+      "the store already has a model version \(v) (sha256 \(hash.prefix(12))…), and this one differs (sha256 \(model.contentHash.prefix(12))…): \(stored.differences(from: model, names: ("the store's", "the new one")).joined(separator: ", ")); give the new model another version number"
+    )
   }
 
   // MARK: - Batches
@@ -332,6 +351,7 @@ extension VersionBuild {
       guard target >= 1, try txn.get(store.dbs.models, key: BigEndianKey(UInt64(target))) != nil,
         try txn.openDatabase(StoreDatabases.name("log", version: target), create: false) != nil
       else { throw VersionBuildError("\(path) has no version \(target)") }
+      if let m = try store.dbs.storedModel(target, txn, path: path) { try store.dbs.checkModelHash(m, txn, path: path) }
       // Forward to an upcast's result only if its source log has not moved on since.
       let keys = UpcastKeys(version: target)
       if let from = try text(keys.from).flatMap(Int.init), from == active {

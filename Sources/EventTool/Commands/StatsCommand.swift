@@ -4,7 +4,8 @@ internal import EventGraphText
 struct StatsCommand: ToolCommand {
   let spec = CommandSpec(
     name: "stats",
-    abstract: "Print counts: commits, events, objects per entity, database sizes, the file and the bytes in use.",
+    abstract:
+      "Print counts: commits, events, objects per entity, database sizes, the file and the bytes in use; the model versions with their content hashes.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     options: [OptionSpec("json", help: "Print the figures as JSON.")],
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
@@ -19,6 +20,15 @@ struct StatsCommand: ToolCommand {
         JSON.object([
           JSONField("store", .string(st.path)), JSONField("storeID", .string(st.storeID)),
           JSONField("model", .string(st.modelName)), JSONField("version", .int(Int64(st.modelVersion))),
+          JSONField(
+            "models",
+            .array(
+              st.models.map {
+                .object([
+                  JSONField("version", .int(Int64($0.version))), JSONField("name", .string($0.name)),
+                  JSONField("sha256", .string($0.hash)),
+                ])
+              })),
           JSONField("commits", .int(Int64(st.commits))), JSONField("events", .int(Int64(st.events))),
           JSONField("objects", .object(st.objectsPerEntity.map { JSONField($0.entity, .int(Int64($0.count))) })),
           JSONField(
@@ -45,6 +55,9 @@ struct StatsCommand: ToolCommand {
     }
     io.print("store    \(st.path) (\(st.storeID))")
     io.print("model    \(st.modelName) v\(st.modelVersion)")
+    for m in st.models {
+      io.print("version  v\(m.version) \(m.name) sha256 \(m.hash)\(m.version == st.modelVersion ? " (active)" : "")")
+    }
     io.print("log      \(st.commits) commits, \(st.events) events")
     for (e, n) in st.objectsPerEntity { io.print("objects  \(e): \(n)") }
     for (name, entries, pages) in st.databases { io.print("db       \(name): \(entries) entries, \(pages) pages") }
