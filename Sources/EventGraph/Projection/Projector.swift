@@ -250,22 +250,15 @@ final class Projector {
       }
       return
     }
-    let targets = try reader.related(o, r.id)
-    if targets.contains(t) {
+    if try reader.orderKey(o, rel, of: t) != nil {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))")
     }
-    let count = targets.count
+    let count = try reader.orderedCount(o, rel)
     let at = position ?? count
     guard at >= 0 && at <= count else {
       throw StoreError.invalidPosition(object: reader.display(o), relationship: r.name, position: at, count: count)
     }
-    // Shift the tail up by one, from the end, then write the new entry.
-    var i = count
-    while i > at {
-      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i - 1].rawValue))
-      i -= 1
-    }
-    try txn.put(dbs.links, key: StoreKey.link(o, rel, position: at), value: BigEndianKey(t.rawValue))
+    try reader.insertOrdered(o, rel, t, at: at, count: count)
   }
 
   private func removeLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws {
@@ -276,14 +269,9 @@ final class Projector {
       }
       return
     }
-    let targets = try reader.related(o, r.id)
-    guard let at = targets.firstIndex(of: t) else {
+    guard try reader.removeOrdered(o, rel, t) else {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): not linked to \(reader.display(t))")
     }
-    for i in at..<(targets.count - 1) {
-      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i + 1].rawValue))
-    }
-    try txn.delete(dbs.links, key: StoreKey.link(o, rel, position: targets.count - 1))
   }
 
   private func touch(_ o: ObjectID) {
