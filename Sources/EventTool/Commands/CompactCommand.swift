@@ -7,7 +7,7 @@ struct CompactCommand: ToolCommand {
     name: "compact",
     abstract: "Make the store's file as small as its data, keeping every sequence, identity, key and position.",
     discussion:
-      "Writes a compacting copy of the store (only the pages in use) inside the store's directory, checks every page and checksum of it, and renames it over data.mdb. No other process may have the store open: compact refuses, naming the process, and checks again while it holds the store's lock for the swap. Killed at any moment, it leaves the old file or the new one. With --drop-versions-before N, every model version below N is dropped first (its log, projections and consumer positions), in a transaction of its own; never the active version, and the one 'eventtool rollback' goes back to only with --drop-rollback-version.",
+      "Writes a compacting copy of the store (only the pages in use) inside the store's directory, checks its meta pages and that it opens at the store's log end, and renames it over data.mdb. No other process may have the store open: compact refuses, naming the process, and checks again while it holds the store's lock for the swap. Killed at any moment, it leaves the old file or the new one. With --drop-versions-before N, every model version below N is dropped first (its log, projections and consumer positions), in a transaction of its own; never the active version, and the one 'eventtool rollback' goes back to only with --drop-rollback-version.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     options: [
       OptionSpec("drop-versions-before", valueName: "N", help: "Drop every model version below N first."),
