@@ -72,6 +72,12 @@ enum OrderKeys {
   }
 }
 
+/// An ordered list named by its object and relationship.
+struct ListName: Hashable {
+  let object: ObjectID
+  let rel: UInt16
+}
+
 /// An ordered list held in memory, keyed as the store would key it (a clone's new lists).
 struct OrderedListModel {
   private(set) var members: [(key: UInt64, target: ObjectID)] = []
@@ -157,7 +163,9 @@ extension GraphReader {
 extension GraphReader where T == WriteHandle {
   /// Puts `t` at `position` of an ordered list of `count` members (at its end when
   /// `position` is `count`); `t` is not a member (the caller checked).
-  func insertOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, at position: Int, count: Int) throws {
+  /// - Returns: the key `t` got.
+  @discardableResult
+  func insertOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, at position: Int, count: Int) throws -> UInt64 {
     let (key, moved) = try OrderKeys.place(at: position, count: count) { r in
       try orderedSlice(o, rel, r, count: count).map(\.key)
     }
@@ -171,9 +179,23 @@ extension GraphReader where T == WriteHandle {
         try txn.put(dbs.members, key: StoreKey.link(o, rel, target: member.target), value: BigEndianKey(m.key))
       }
     }
+    try put(o, rel, t, key: key, count: count + 1)
+    return key
+  }
+
+  /// Appends `t` to an ordered list of `count` members whose last key the caller knows:
+  /// the key it got, or `nil` (nothing written) when there is no room after `last`.
+  func appendOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, after last: UInt64, count: Int) throws -> UInt64? {
+    guard let key = OrderKeys.between(last, nil) else { return nil }
+    try put(o, rel, t, key: key, count: count + 1)
+    return key
+  }
+
+  /// Writes a member's entries and the list's new length.
+  private func put(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, key: UInt64, count: Int) throws {
     try txn.put(dbs.links, key: StoreKey.link(o, rel, order: key), value: BigEndianKey(t.rawValue))
     try txn.put(dbs.members, key: StoreKey.link(o, rel, target: t), value: BigEndianKey(key))
-    try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(count + 1)))
+    try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(count)))
   }
 
   /// Removes `t` from an ordered list; false when it is not a member.

@@ -24,6 +24,10 @@ final class Projector {
   /// again only when another came between (``sortedTouched()`` sorts and dedupes them):
   /// appending costs less than hashing into a set, event after event.
   private var touched: [ObjectID] = []
+  /// The ordered lists appended to in this commit, with their length and last order key:
+  /// a run of appends to one list (an import, a replay) reads neither again. Dropped with
+  /// the records, at the same points.
+  private var listEnds: [ListName: (count: Int, last: UInt64)] = [:]
   /// The buffer object records are encoded into, one after another.
   private var record = BinaryWriter(capacity: 1024)
   /// The highest identity given before this projector's first insert (read then).
@@ -253,12 +257,20 @@ final class Projector {
     if try reader.orderKey(o, rel, of: t) != nil {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))")
     }
+    let list = ListName(object: o, rel: rel)
+    if let end = listEnds[list], position == nil || position == end.count,
+      let key = try reader.appendOrdered(o, rel, t, after: end.last, count: end.count)
+    {
+      listEnds[list] = (end.count + 1, key)
+      return
+    }
     let count = try reader.orderedCount(o, rel)
     let at = position ?? count
     guard at >= 0 && at <= count else {
       throw StoreError.invalidPosition(object: reader.display(o), relationship: r.name, position: at, count: count)
     }
-    try reader.insertOrdered(o, rel, t, at: at, count: count)
+    let key = try reader.insertOrdered(o, rel, t, at: at, count: count)
+    listEnds[list] = at == count ? (count + 1, key) : nil
   }
 
   private func removeLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws {
@@ -269,6 +281,7 @@ final class Projector {
       }
       return
     }
+    listEnds[ListName(object: o, rel: rel)] = nil
     guard try reader.removeOrdered(o, rel, t) else {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): not linked to \(reader.display(t))")
     }
@@ -352,6 +365,7 @@ final class Projector {
       }
     }
     cache.removeAll(keepingCapacity: true)
+    listEnds.removeAll(keepingCapacity: true)
   }
 
   /// Readies the projector for the next commit in the same LMDB transaction.
@@ -362,6 +376,7 @@ final class Projector {
   func startCommit() {
     hot = nil
     cache.removeAll(keepingCapacity: true)
+    listEnds.removeAll(keepingCapacity: true)
     touched.removeAll(keepingCapacity: true)
   }
 }

@@ -41,12 +41,7 @@ struct FreshObjects {
   private(set) var outside: [OutsideEntry] = []
   /// The copies' ordered lists as replaying the events builds them, for their order keys
   /// (Projection/OrderedLinks.swift): by copy and relationship.
-  private var orderedLists: [OrderedListName: OrderedListModel] = [:]
-
-  struct OrderedListName: Hashable {
-    let object: ObjectID
-    let rel: UInt16
-  }
+  private var orderedLists: [ListName: OrderedListModel] = [:]
 
   /// Empty relationships, to be filled by ``keep(_:_:_:_:)`` as the links are replayed,
   /// then closed by ``finish()``.
@@ -81,13 +76,13 @@ struct FreshObjects {
       case .relationship(let r)? = replay.model.entity(states[y].entity)?.property(rel)?.kind
     else { return }
     if r.isOrdered {
-      try orderedLists[OrderedListName(object: o, rel: rel.rawValue), default: OrderedListModel()].insert(
+      try orderedLists[ListName(object: o, rel: rel.rawValue), default: OrderedListModel()].insert(
         t, at: position)
     }
     if let inv = r.inverse, let x = member(t),
       case .relationship(let back)? = replay.model.entity(states[x].entity)?.property(inv)?.kind, back.isOrdered
     {
-      try orderedLists[OrderedListName(object: t, rel: inv.rawValue), default: OrderedListModel()].insert(o, at: nil)
+      try orderedLists[ListName(object: t, rel: inv.rawValue), default: OrderedListModel()].insert(o, at: nil)
     }
   }
 
@@ -161,7 +156,7 @@ struct FreshObjects {
         let (p, range) = (list - first, ends[list]..<ends[list + 1])
         let rel = UInt16(p)
         if p < isOrdered.count, isOrdered[p] {
-          let list = orderedLists[OrderedListName(object: o, rel: rel)]?.members ?? []
+          let list = orderedLists[ListName(object: o, rel: rel)]?.members ?? []
           guard list.count == range.count, zip(list, targets[range]).allSatisfy({ $0.target == $1 }) else {
             throw StoreError.corrupt("\(reader.display(o)): the events of relationship \(rel) give another order")
           }
