@@ -24,8 +24,9 @@ final class Projector {
   /// again only when another came between (``sortedTouched()`` sorts and dedupes them):
   /// appending costs less than hashing into a set, event after event.
   private var touched: [ObjectID] = []
-  /// The ordered lists appended to in this commit, with their length and last order key:
-  /// a run of appends to one list (an import, a replay) reads neither again. Dropped with
+  /// The ordered lists appended to in this commit, with their length and last order key.
+  ///
+  /// A run of appends to one list (an import, a replay) reads neither again. Dropped with
   /// the records, at the same points.
   private var listEnds: [ListName: (count: Int, last: UInt64)] = [:]
   /// The buffer object records are encoded into, one after another.
