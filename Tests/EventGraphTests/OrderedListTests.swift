@@ -67,6 +67,14 @@ struct OrderedListTests {
           case 8 where !model.isEmpty:  // deleted
             let e = model.remove(at: g.int(0...(model.count - 1)))
             try tx.delete(e)
+          case 9 where round % 10 == 0:  // the whole list set: a few members swapped, one left out
+            var wanted = model
+            for _ in 0..<3 where wanted.count > 1 {
+              wanted.swapAt(g.int(0...(wanted.count - 1)), g.int(0...(wanted.count - 1)))
+            }
+            if let left = wanted.popLast() { spare.append(left) }
+            try tx.setRelationship(company, "employees", to: wanted)
+            model = wanted
           default:
             break
           }

@@ -292,7 +292,19 @@ public final class Transaction: GraphReading {
     for old in try related(id, r.id) where !wanted.contains(old) {
       try emit(.unlink(id, relationship: r.id, target: old))
     }
-    for (i, t) in targets.enumerated() { try link(id, relationship, t, at: r.isOrdered ? i : nil) }
+    guard r.isOrdered else {
+      for t in targets { try link(id, relationship, t) }
+      return
+    }
+    // The list read once and followed in memory: a target already at its place is left
+    // alone without asking the store where it stands (which walks the list).
+    var current = try related(id, r.id)
+    for (i, t) in targets.enumerated() {
+      if i < current.count && current[i] == t { continue }
+      try link(id, relationship, t, at: i)
+      if let j = current.firstIndex(of: t) { current.remove(at: j) }
+      current.insert(t, at: min(i, current.count))
+    }
   }
 
   /// Makes a relationship already resolved against the object's entity hold exactly
