@@ -20,7 +20,7 @@ struct CompactKillTests {
     let whole = max(20, Int(Date().timeIntervalSince(started) * 1000))
     var g = SeededGenerator(seed: 1913)
     var (kills, oldFiles, newFiles) = (0, 0, 0)
-    for _ in 0..<16 {
+    for round in 0..<20 {
       // Each round starts from the uncompacted file, so that every kill can land anywhere.
       try original.write(to: URL(fileURLWithPath: s + "/data.mdb"))
       let p = Process()
@@ -29,7 +29,10 @@ struct CompactKillTests {
       p.standardOutput = FileHandle.nullDevice
       p.standardError = FileHandle.nullDevice
       try p.run()
-      usleep(UInt32(g.int(whole / 4...whole * 11 / 10)) * 1000)
+      // Half the kills anywhere after the start, half in the run's last fifth, where the
+      // copy is checked and swapped in.
+      let delay = round % 2 == 0 ? g.int(whole / 4...whole * 11 / 10) : g.int(whole * 4 / 5...whole * 21 / 20)
+      usleep(UInt32(delay) * 1000)
       if p.isRunning {
         kill(p.processIdentifier, SIGKILL)
         kills += 1
