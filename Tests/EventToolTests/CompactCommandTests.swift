@@ -43,12 +43,7 @@ struct CompactCommandTests {
     defer { removeDirectory(dir) }
     let s = dir + "/s"
     try UpcastKillTests.history(s, people: 100)
-    let follower = Process()
-    follower.executableURL = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
-    follower.arguments = ["log", s, "--follow"]
-    follower.standardOutput = FileHandle.nullDevice
-    follower.standardError = FileHandle.nullDevice
-    try follower.run()
+    let follower = try CompactFixture.start(["log", s, "--follow"])
     defer {
       kill(follower.processIdentifier, SIGKILL)
       follower.waitUntilExit()
@@ -134,13 +129,7 @@ struct CompactCommandTests {
       }
       let file = dir + "/w\(i).jsonl"
       try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-      let p = Process()
-      p.executableURL = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
-      p.arguments = ["append", s, file]
-      p.standardOutput = FileHandle.nullDevice
-      p.standardError = FileHandle.nullDevice
-      try p.run()
-      return p
+      return try CompactFixture.start(["append", s, file])
     }
     for (n, compact) in [(1, false), (2, true), (3, false)] {
       let r = try ToolRunner.eventtool(["backup", s, dir + "/b\(n)"] + (compact ? ["--compact"] : []))

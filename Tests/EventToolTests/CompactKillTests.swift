@@ -23,12 +23,7 @@ struct CompactKillTests {
     for round in 0..<20 {
       // Each round starts from the uncompacted file, so that every kill can land anywhere.
       try original.write(to: URL(fileURLWithPath: s + "/data.mdb"))
-      let p = Process()
-      p.executableURL = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
-      p.arguments = ["compact", s]
-      p.standardOutput = FileHandle.nullDevice
-      p.standardError = FileHandle.nullDevice
-      try p.run()
+      let p = try CompactFixture.start(["compact", s])
       // Half the kills anywhere after the start, half in the run's last fifth, where the
       // copy is checked and swapped in.
       let delay = round % 2 == 0 ? g.int(whole / 4...whole * 11 / 10) : g.int(whole * 4 / 5...whole * 21 / 20)

@@ -32,6 +32,17 @@ enum CompactFixture {
       .joined(separator: "\n")
   }
 
+  /// Starts `eventtool` with `arguments` in the background, its output dropped.
+  static func start(_ arguments: [String]) throws -> Process {
+    let p = Process()
+    p.executableURL = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
+    p.arguments = arguments
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    return p
+  }
+
   /// The store's data file, byte for byte.
   static func dataFile(_ path: String) throws -> Data {
     try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))

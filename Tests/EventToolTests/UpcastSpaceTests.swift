@@ -24,12 +24,7 @@ struct UpcastSpaceTests {
       #expect(try ToolRunner.eventtool(["rollback", s]).status == 0)
       if round == 1 {
         // Killed midway, then resumed.
-        let p = Process()
-        p.executableURL = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
-        p.arguments = ["upcast", s, "--discard-newer"] + Self.arguments
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try CompactFixture.start(["upcast", s, "--discard-newer"] + Self.arguments)
         usleep(150_000)
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
