@@ -77,10 +77,11 @@ public struct WriteResult<Value> {
 public final class EventStore: Sendable {
   /// The store format this version writes and reads.
   ///
-  /// Format 2 adds a checksum to every projection entry. A format-1 store is upgraded when
-  /// it is first opened for writing: every version's projections are made anew from its
-  /// log (the logs are the same in both formats).
-  public static let formatVersion = 2
+  /// Format 2 adds a checksum to every projection entry; format 3 keeps ordered lists by
+  /// order key, with the `members` projection (Docs/store-layout.md). An older store is
+  /// upgraded when it is first opened for writing: every version's projections are made
+  /// anew from its log (the logs are the same in every format).
+  public static let formatVersion = 3
 
   let env: Environment
   let dbs: StoreDatabases

@@ -232,7 +232,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .projectionDamaged: return "\(detail); `eventtool rebuild \(path)` makes the projections anew from the log"
     case .olderFormat:
       return
-        "\(path) is in store format \(version), whose projections carry no checksums: open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it"
+        "\(path) is in store format \(version), whose projections this version lays out otherwise (\(version < 2 ? "without checksums" : "ordered lists by position")): open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it; its projections are made anew from its log"
     case .damaged: return "\(detail); `eventtool salvage \(path) --out DIR` recovers the commits that remain"
     case .versionExists: return "the store holds model version \(version) already"
     case .replica:

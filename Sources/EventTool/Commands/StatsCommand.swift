@@ -5,7 +5,7 @@ struct StatsCommand: ToolCommand {
   let spec = CommandSpec(
     name: "stats",
     abstract:
-      "Print counts: commits, events, objects per entity, database sizes, the file and the bytes in use; the model versions with their content hashes.",
+      "Print counts: commits, events, objects per entity, database sizes, the file, the bytes in use and the free pages; the model versions with their content hashes; the replication role.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     options: [OptionSpec("json", help: "Print the figures as JSON.")],
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
@@ -40,7 +40,8 @@ struct StatsCommand: ToolCommand {
                   .object([JSONField("entries", .int(Int64($0.entries))), JSONField("pages", .int(Int64($0.pages)))]))
               })),
           JSONField("mapSize", .int(Int64(st.mapSize))), JSONField("fileSize", .int(Int64(st.fileSize))),
-          JSONField("usedSize", .int(Int64(st.usedSize))),
+          JSONField("usedSize", .int(Int64(st.usedSize))), JSONField("freePages", .int(Int64(st.freePages))),
+          JSONField("pageSize", .int(Int64(st.pageSize))),
           JSONField(
             "replication",
             role.map { r in
@@ -62,6 +63,9 @@ struct StatsCommand: ToolCommand {
     for (e, n) in st.objectsPerEntity { io.print("objects  \(e): \(n)") }
     for (name, entries, pages) in st.databases { io.print("db       \(name): \(entries) entries, \(pages) pages") }
     io.print("file     \(st.fileSize) bytes (\(st.usedSize) in use, map \(st.mapSize) bytes)")
+    io.print(
+      "free     \(st.freePages) pages (\(st.freePages * st.pageSize) bytes) on the free list, reused by later writes; 'eventtool compact' gives them back"
+    )
     if let role {
       let at = role.kind == .replica ? ", applied through stream sequence \(position ?? "0")" : ""
       let why = role.kind == .fenced ? " (\(role.detail))" : ""
