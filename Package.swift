@@ -46,7 +46,10 @@ let package = Package(
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines", "EventGraphLocking"]),
+      dependencies: [
+        "EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "LMDB", "CBaselines",
+        "EventGraphLocking",
+      ]),
     // The seeded generator shared by every randomized test.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
