@@ -29,9 +29,12 @@ enum ReplicationBenchmark {
       "quorum commits (R3, sync always), 64 committers", quorum, unit: "commits/s", baseline: local,
       baselineName: "local durable, 64 committers")
 
+    // Local, quorum, local again: the disk's fsync time drifts while the run goes on.
     let localLatency = try latencies(dir + "/lat-local", commits: commits / 8, js: nil)
     let quorumLatency = try latencies(dir + "/lat-quorum", commits: commits / 8, js: js)
-    table.add("one local durable committer, median latency", value: localLatency.median * 1e3, unit: "ms")
+    let localAfter = try latencies(dir + "/lat-local-after", commits: commits / 8, js: nil)
+    table.add("one local durable committer, median latency (before)", value: localLatency.median * 1e3, unit: "ms")
+    table.add("one local durable committer, median latency (after)", value: localAfter.median * 1e3, unit: "ms")
     table.add("one quorum committer, median latency", value: quorumLatency.median * 1e3, unit: "ms")
     table.add("one quorum committer, 99th percentile", value: quorumLatency.p99 * 1e3, unit: "ms")
 
