@@ -1,0 +1,85 @@
+import Foundation
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// An XML document read whole into elements, by Foundation's `XMLParser` (libxml2).
+///
+/// What the model `contents`, XML plists, XML stores and mapping models are read from. External
+/// entities (Core Data's DTD) are never fetched.
+public struct XMLTree: Sendable, Equatable {
+  public var name: String
+  public var attributes: [String: String]
+  public var children: [XMLTree]
+  /// The text directly inside the element, whitespace included.
+  public var text: String
+  /// The 1-based line the element starts on, for errors.
+  public var line: Int
+
+  public init(
+    name: String, attributes: [String: String] = [:], children: [XMLTree] = [], text: String = "", line: Int = 0
+  ) {
+    self.name = name
+    self.attributes = attributes
+    self.children = children
+    self.text = text
+    self.line = line
+  }
+
+  /// Parses a document; the error names the line and column libxml2 stopped at.
+  public init(parsing bytes: [UInt8]) throws(PlistError) {
+    let parser = XMLParser(data: Data(bytes))
+    parser.shouldResolveExternalEntities = false
+    let builder = TreeBuilder(parser)
+    parser.delegate = builder
+    let ok = parser.parse()
+    guard ok, let root = builder.root else {
+      let e = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "not XML"
+      throw PlistError("not well-formed XML at line \(parser.lineNumber), column \(parser.columnNumber): \(e)")
+    }
+    self = root
+  }
+
+  /// The child elements with this name.
+  public func children(_ name: String) -> [XMLTree] { children.filter { $0.name == name } }
+
+  /// The first child element with this name.
+  public func child(_ name: String) -> XMLTree? { children.first { $0.name == name } }
+}
+
+/// Builds the tree as the parser reports elements (iteratively: a deep document needs no
+/// deep recursion here).
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+  private var stack: [XMLTree] = []
+  private(set) var root: XMLTree?
+  private weak var parser: XMLParser?
+
+  init(_ parser: XMLParser) { self.parser = parser }
+
+  func parser(
+    _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+    attributes: [String: String] = [:]
+  ) {
+    stack.append(XMLTree(name: name, attributes: attributes, line: parser.lineNumber))
+  }
+
+  func parser(_ parser: XMLParser, foundCharacters string: String) {
+    guard !stack.isEmpty else { return }
+    stack[stack.count - 1].text += string
+  }
+
+  func parser(_ parser: XMLParser, foundCDATA data: Data) {
+    guard !stack.isEmpty else { return }
+    stack[stack.count - 1].text += String(decoding: data, as: UTF8.self)
+  }
+
+  func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+    guard let done = stack.popLast() else { return }
+    if stack.isEmpty {
+      root = done
+    } else {
+      stack[stack.count - 1].children.append(done)
+    }
+  }
+}
