@@ -1,15 +1,7 @@
 /// Reads the XML `contents` of an `.xcdatamodel` (Xcode 4 and later).
 enum XMLModelReader {
   static func read(_ bytes: [UInt8], file: String) throws(CoreDataError) -> CoreDataModel {
-    let root: XMLTree
-    do {
-      root = try XMLTree(parsing: bytes)
-    } catch {
-      throw CoreDataError(file: file, "\(error)")
-    }
-    guard root.name == "model" else {
-      throw CoreDataError(file: file, "line \(root.line): expected a <model> element, found <\(root.name)>")
-    }
+    let root = try XMLTree.document(bytes, root: "model", what: "a Core Data model", file: file)
     var model = CoreDataModel()
     model.userInfo = try userInfo(root, file)
     for e in root.children {

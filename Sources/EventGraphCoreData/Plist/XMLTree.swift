@@ -41,6 +41,20 @@ public struct XMLTree: Sendable, Equatable {
     self = root
   }
 
+  /// Parses the document of a Core Data file whose root element must be `root`.
+  static func document(_ bytes: [UInt8], root: String, what: String, file: String) throws(CoreDataError) -> XMLTree {
+    let tree: XMLTree
+    do {
+      tree = try XMLTree(parsing: bytes)
+    } catch {
+      throw CoreDataError(file: file, "\(error)")
+    }
+    guard tree.name == root else {
+      throw CoreDataError(file: file, "line \(tree.line): expected \(what) (<\(root)>), found <\(tree.name)>")
+    }
+    return tree
+  }
+
   /// The child elements with this name.
   public func children(_ name: String) -> [XMLTree] { children.filter { $0.name == name } }
 
