@@ -1,7 +1,8 @@
 import EventGraph
-import EventGraphCoreData
 import Foundation
 import Testing
+
+@testable import EventGraphCoreData
 
 @Suite("Core Data store import")
 struct StoreImportTests {
@@ -135,5 +136,22 @@ struct StoreImportTests {
       "\(error)".contains("matches no version") && "\(error)".contains("FeedbackCategory")
     }
     #expect(!FileManager.default.fileExists(atPath: dir + "/s"))
+  }
+
+  @Test("a store another connection holds locked is refused as locked, and no store is made")
+  func locked() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let (model, file) = try BuiltStores.make(in: dir)
+    let writer = try SQLiteDatabase(writing: file)
+    try writer.execute("BEGIN EXCLUSIVE; UPDATE ZTAG SET ZNAME = 'x';")
+    #expect {
+      try CoreDataStoreImport.run(store: dir + "/s", model: model, file: file)
+    } throws: { error in
+      "\(error)".contains("Shelves.sqlite") && "\(error)".contains("database is locked")
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir + "/s"))
+    try writer.execute("ROLLBACK;")
+    #expect(try CoreDataStoreImport.run(store: dir + "/s", model: model, file: file).objects["Tag"] == 2)
   }
 }

@@ -24,8 +24,25 @@ struct KeyedArchive {
     guard let root = top["$top"]?["root"]?.uid, root > 0, root < objects.count else {
       throw CoreDataError(file: file, "$top: the archive has no root object")
     }
+    // Every reference must name an object of the table: a missing one is reported here,
+    // with the object that holds it, rather than read as absent.
+    for (i, o) in objects.enumerated() {
+      if let bad = Self.danglingReference(o, count: objects.count) {
+        throw CoreDataError(file: file, "$objects[\(i)]: a reference to object \(bad), which does not exist")
+      }
+    }
     self.objects = objects
     self.root = root
+  }
+
+  /// The first reference inside `value` past the end of a table of `count` objects.
+  private static func danglingReference(_ value: PlistValue, count: Int) -> Int? {
+    switch value {
+    case .uid(let u): return u < count ? nil : u
+    case .array(let a): return a.lazy.compactMap { danglingReference($0, count: count) }.first
+    case .dictionary(let d): return d.lazy.compactMap { danglingReference($0.value, count: count) }.first
+    default: return nil
+    }
   }
 
   func error(_ at: Int, _ what: String) -> CoreDataError {
