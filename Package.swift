@@ -40,7 +40,9 @@ let package = Package(
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines", "EventGraphLocking"]),
+      dependencies: [
+        "EventGraph", "EventGraphMigration", "EventGraphCoreData", "LMDB", "CBaselines", "EventGraphLocking",
+      ]),
     // The seeded generator shared by every randomized test.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),

@@ -72,20 +72,15 @@ final class ObjectSink {
     guard !objects.isEmpty || !links.isEmpty || checkpoint != nil else { return }
     let batch = objects
     let linkBatch = links
+    // Identities are recorded as they are given, so links within the batch find them; a
+    // run again (the map grew) gives and records them anew.
     let result = try store.write { tx in
-      var local: [ObjectKey: ObjectID] = [:]
       var later: [(ObjectKey, String, ObjectKey)] = []
-      var madeIDs: [ObjectID] = []
-      madeIDs.reserveCapacity(batch.count)
-      for p in batch {
-        let id = try tx.insert(p.entity, values: p.values)
-        local[p.key] = id
-        madeIDs.append(id)
-      }
-      for p in batch {
-        guard let source = local[p.key] else { continue }
+      for p in batch { ids[p.key.table, default: IdentityTable()][p.key.row] = try tx.insert(p.entity, values: p.values) }
+      for p in batch where !p.links.isEmpty {
+        guard let source = identity(p.key) else { continue }
         for (name, target) in p.links {
-          if let t = local[target] ?? identity(target) {
+          if let t = identity(target) {
             try tx.link(source, name, t)
           } else {
             later.append((p.key, name, target))
@@ -93,21 +88,20 @@ final class ObjectSink {
         }
       }
       for (s, name, t, position) in linkBatch {
-        guard let source = local[s] ?? identity(s), let target = local[t] ?? identity(t) else {
+        guard let source = identity(s), let target = identity(t) else {
           throw CoreDataError(file: "", "a link from \(s.row) to \(t.row) names an object that was not written")
         }
         try tx.link(source, name, target, at: position)
       }
       if let checkpoint { try tx.setCheckpoint(checkpoint) }
-      return (madeIDs, later)
+      return later
     }
     commits += 1
-    for (p, id) in zip(batch, result.value.0) {
-      ids[p.key.table, default: IdentityTable()][p.key.row] = id
+    for p in batch {
       counts[p.entity.name, default: 0] += 1
-      made(p.key, p.entity.name, id)
+      if let id = identity(p.key) { made(p.key, p.entity.name, id) }
     }
-    deferred.append(contentsOf: result.value.1)
+    deferred.append(contentsOf: result.value)
     objects.removeAll(keepingCapacity: true)
     links.removeAll(keepingCapacity: true)
   }

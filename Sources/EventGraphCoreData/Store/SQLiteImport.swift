@@ -52,7 +52,7 @@ struct SQLiteImport {
     for _ in 0..<16 {
       var found = 0
       for (i, r) in readers.enumerated() {
-        let rows = try source.db.query(r.sql)
+        let rows = try source.db.query(r.checkSQL)
         while try rows.next() {
           let pk = rows.int(0)
           guard kept[i].contains(pk) else { continue }

@@ -32,9 +32,9 @@ struct SQLiteLayout {
     /// Per entity name: its stored attributes and to-ones (inherited ones included).
     var attributes: [String: [AttributeColumn]] = [:]
     var toOnes: [String: [ToOneColumn]] = [:]
-    /// The order to read rows in: an ordered to-many's order key, so each parent gets its
-    /// children in order.
-    var orderKey: String?
+    /// The order to read rows in: an ordered to-many's parent column then its order key,
+    /// so each parent gets its children in order, one parent after another.
+    var orderKey: [String] = []
     var columns: Set<String>
     var unknownColumns: [String] = []
     var maxPK: Int64 = 0
@@ -169,7 +169,7 @@ extension SQLiteLayout {
             let fok = "Z_FOK_" + r.name.uppercased()
             if layout.tables[t].columns.contains(fok) {
               known.insert(fok)
-              if layout.tables[t].orderKey == nil { layout.tables[t].orderKey = fok }
+              if layout.tables[t].orderKey.isEmpty { layout.tables[t].orderKey = [c, fok] }
             }
           }
         }

@@ -39,7 +39,10 @@ struct TableReader {
   let table: SQLiteLayout.Table
   let tableNumber: Int
   let members: [Int64: Member]
+  /// The rows in the order they are written (an ordered to-many's order key first).
   let sql: String
+  /// The rows in any order, for the check.
+  let checkSQL: String
 
   init(_ table: SQLiteLayout.Table, number: Int, model: Model) throws(CoreDataError) {
     self.table = table
@@ -73,9 +76,9 @@ struct TableReader {
       members[number] = Member(entity: e, columns: columns, toOnes: toOnes)
     }
     self.members = members
-    let order = table.orderKey.map { SQLiteStore.quote($0) + ", " } ?? ""
-    sql =
-      "SELECT \(expressions.joined(separator: ", ")) FROM \(SQLiteStore.quote(table.name)) ORDER BY \(order)Z_PK"
+    let order = table.orderKey.map { SQLiteStore.quote($0) + ", " }.joined()
+    checkSQL = "SELECT \(expressions.joined(separator: ", ")) FROM \(SQLiteStore.quote(table.name))"
+    sql = checkSQL + " ORDER BY \(order)Z_PK"
   }
 
   func bad(_ pk: Int64, _ message: String) -> BadRow { BadRow(table: table.name, row: "Z_PK \(pk)", message: message) }

@@ -40,13 +40,17 @@ struct SQLiteStore {
     if tables["Z_METADATA"] != nil {
       let meta = try db.query("SELECT Z_UUID, hex(Z_PLIST) FROM Z_METADATA ORDER BY Z_VERSION DESC LIMIT 1")
       if try meta.next() {
-        uuid = meta.text(0)
-        do {
-          let plist = try XMLPlist.read(Self.bytes(hex: meta.text(1)))
-          hashed = (plist["NSStoreModelVersionHashes"]?.dictionary).map { Set($0.map(\.key)) }
-          uuid = plist["NSStoreUUID"]?.string ?? uuid
-        } catch {
-          throw CoreDataError(file: path, "table Z_METADATA: Z_PLIST is not a property list: \(error)")
+        uuid = meta.text(0).isEmpty ? nil : meta.text(0)
+        let plist = meta.text(1)
+        if !plist.isEmpty {
+          let metadata: PlistValue
+          do {
+            metadata = try XMLPlist.read(Self.bytes(hex: plist))
+          } catch {
+            throw CoreDataError(file: path, "table Z_METADATA: Z_PLIST is not a property list: \(error)")
+          }
+          hashed = (metadata["NSStoreModelVersionHashes"]?.dictionary).map { Set($0.map(\.key)) }
+          uuid = metadata["NSStoreUUID"]?.string ?? uuid
         }
       }
     }
