@@ -246,3 +246,21 @@ struct ModelReaderTests {
     #expect(versions.map(\.isCurrent) == [false, false, false, true])
   }
 }
+
+/// Inputs the fuzzers found, kept as tests (their files are in Fuzz/corpus).
+@Suite("Core Data reader fuzz findings")
+struct CoreDataFuzzRegressionTests {
+  @Test(
+    "XML that is not valid UTF-8 is refused before XMLParser sees it (it trapped on such a name)",
+    arguments: [
+      #"<model><entity name="A" x"#.utf8 + [0xFF] + #"="1"/></model>"#.utf8,
+      #"<mo"#.utf8 + [0xFF] + #"del/>"#.utf8,
+    ].map { Array($0) })
+  func invalidUTF8(_ bytes: [UInt8]) {
+    #expect {
+      try CoreDataModelBundle.read(bytes, file: "contents")
+    } throws: { error in
+      "\(error)" == "contents: not valid UTF-8 at byte \(bytes.firstIndex(of: 0xFF) ?? -1)"
+    }
+  }
+}

@@ -29,6 +29,11 @@ public struct XMLTree: Sendable, Equatable {
 
   /// Parses a document; the error names the line and column libxml2 stopped at.
   public init(parsing bytes: [UInt8]) throws(PlistError) {
+    // Foundation's XMLParser traps on a name that is not valid UTF-8 (found by the cdmodel
+    // fuzzer): such a file is refused before it is parsed. Core Data writes UTF-8.
+    if let offset = Self.firstInvalidUTF8(bytes) {
+      throw PlistError("not valid UTF-8 at byte \(offset)")
+    }
     let parser = XMLParser(data: Data(bytes))
     parser.shouldResolveExternalEntities = false
     let builder = TreeBuilder(parser)
@@ -39,6 +44,20 @@ public struct XMLTree: Sendable, Equatable {
       throw PlistError("not well-formed XML at line \(parser.lineNumber), column \(parser.columnNumber): \(e)")
     }
     self = root
+  }
+
+  /// The offset of the first byte that is not part of valid UTF-8, or `nil`.
+  static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+    var decoder = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    while true {
+      switch decoder.parseScalar(from: &iterator) {
+      case .valid(let scalar): offset += scalar.count
+      case .emptyInput: return nil
+      case .error(let length): _ = length; return offset
+      }
+    }
   }
 
   /// Parses the document of a Core Data file whose root element must be `root`.
