@@ -263,4 +263,17 @@ struct CoreDataFuzzRegressionTests {
       "\(error)" == "contents: not valid UTF-8 at byte \(bytes.firstIndex(of: 0xFF) ?? -1)"
     }
   }
+
+  @Test("a binary plist reference wider than Int is refused (it trapped converting it)")
+  func hugeReference() {
+    // bplist00, one object: an 8-byte UID of all ones; then the offset table and trailer.
+    let bytes: [UInt8] =
+      Array("bplist00".utf8) + [0x87] + [UInt8](repeating: 0xFF, count: 8) + [8]
+      + [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 15) + [17]
+    #expect {
+      try CoreDataModelBundle.read(bytes, file: "m.mom")
+    } throws: { error in
+      "\(error)".hasPrefix("m.mom: object 0 of the binary property list: a reference 18446744073709551615 too large")
+    }
+  }
 }

@@ -144,7 +144,9 @@ private struct Reader {
       }
       return .string(s)
     case 0x8:
-      return .uid(Int(try BinaryPlist.uint(bytes, offset + 1, low + 1)))
+      let raw = try BinaryPlist.uint(bytes, offset + 1, low + 1)
+      guard let u = Int(exactly: raw) else { throw bad(number, "a reference \(raw) too large to name an object") }
+      return .uid(u)
     case 0xA, 0xC:
       let (length, start) = try lengthAndStart(offset, low, number)
       return .array(try refs(start, length, number))

@@ -76,7 +76,9 @@ final class ObjectSink {
     // run again (the map grew) gives and records them anew.
     let result = try store.write { tx in
       var later: [(ObjectKey, String, ObjectKey)] = []
-      for p in batch { ids[p.key.table, default: IdentityTable()][p.key.row] = try tx.insert(p.entity, values: p.values) }
+      for p in batch {
+        ids[p.key.table, default: IdentityTable()][p.key.row] = try tx.insert(p.entity, values: p.values)
+      }
       for p in batch where !p.links.isEmpty {
         guard let source = identity(p.key) else { continue }
         for (name, target) in p.links {
