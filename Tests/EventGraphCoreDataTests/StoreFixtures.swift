@@ -71,3 +71,36 @@ enum BuiltStores {
     return (model, store)
   }
 }
+
+extension BuiltStores {
+  /// The same objects as an XML store, the items listed before their shelf, whose ordered
+  /// `items` lists the magazine first; both sides of each link are written, as Core Data does.
+  static let xml = #"""
+    <?xml version="1.0" standalone="yes"?>
+    <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
+    <database>
+        <databaseInfo><version>134481920</version><UUID>11111111-2222-3333-4444-555555555555</UUID><nextObjectID>106</nextObjectID></databaseInfo>
+        <object type="BOOK" id="z102">
+            <attribute name="title" type="string">Momotaro</attribute>
+            <attribute name="lent" type="bool">1</attribute>
+            <attribute name="added" type="date">0.000000</attribute>
+            <attribute name="pages" type="int16">32</attribute>
+            <relationship name="shelf" type="1/1" destination="SHELF" idrefs="z104"></relationship>
+            <relationship name="tags" type="0/0" destination="TAG" idrefs="z105"></relationship>
+        </object>
+        <object type="MAGAZINE" id="z103">
+            <attribute name="title" type="string">Oni Monthly</attribute>
+            <attribute name="price" type="decimal">3.5</attribute>
+            <relationship name="shelf" type="1/1" destination="SHELF" idrefs="z104"></relationship>
+        </object>
+        <object type="SHELF" id="z104">
+            <attribute name="label" type="string">A-1</attribute>
+            <relationship name="items" type="0/0" destination="ITEM" idrefs="z103 z102"></relationship>
+        </object>
+        <object type="TAG" id="z105">
+            <attribute name="name" type="string">kids</attribute>
+            <relationship name="items" type="0/0" destination="ITEM" idrefs="z102"></relationship>
+        </object>
+    </database>
+    """#
+}

@@ -154,4 +154,25 @@ struct StoreImportTests {
     try writer.execute("ROLLBACK;")
     #expect(try CoreDataStoreImport.run(store: dir + "/s", model: model, file: file).objects["Tag"] == 2)
   }
+
+  @Test("an XML store with relationships: both sides written once, an ordered to-many in its idrefs' order")
+  func xmlRelationships() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let (model, _) = try BuiltStores.make(in: dir)
+    try BuiltStores.xml.write(toFile: dir + "/shelves.xml", atomically: true, encoding: .utf8)
+    var ids: [String: String] = [:]
+    let result = try CoreDataStoreImport.run(store: dir + "/s", model: model, file: dir + "/shelves.xml") {
+      ids[$0] = $1
+    }
+    #expect(result.objects == ["Book": 1, "Magazine": 1, "Shelf": 1, "Tag": 1])
+    #expect(ids == ["z102": "Book/1", "z103": "Magazine/2", "z104": "Shelf/3", "z105": "Tag/4"])
+    #expect(
+      try export(dir + "/s") == [
+        #"{"id": "Book/1", "entity": "Book", "attributes": {"added": "2001-01-01T00:00:00.000Z", "title": "Momotaro", "lent": true, "pages": 32}, "relationships": {"shelf": "Shelf/3", "tags": ["Tag/4"]}}"#,
+        #"{"id": "Magazine/2", "entity": "Magazine", "attributes": {"title": "Oni Monthly", "price": "3.5"}, "relationships": {"shelf": "Shelf/3"}}"#,
+        #"{"id": "Shelf/3", "entity": "Shelf", "attributes": {"label": "A-1"}, "relationships": {"items": ["Magazine/2", "Book/1"]}}"#,
+        #"{"id": "Tag/4", "entity": "Tag", "attributes": {"name": "kids"}, "relationships": {"items": ["Book/1"]}}"#,
+      ])
+  }
 }

@@ -104,8 +104,9 @@ struct XMLObjectReader {
     var bad: [String] = []
     var unknown = Set<String>()
     var objects: [PendingObject] = []
-    var links: [(ObjectKey, String, ObjectKey)] = []
-    var seen = Set<String>()
+    // Links as their own side lists them come first, in file order, so an ordered to-many
+    // keeps the order of its idrefs; those only the other side lists follow.
+    var (own, other): ([(ObjectKey, String, ObjectKey)], [(ObjectKey, String, ObjectKey)]) = ([], [])
     for (i, o) in elements.enumerated() {
       let e = kinds[i]
       let at = "object \(ids[i]) (line \(o.line))"
@@ -124,7 +125,7 @@ struct XMLObjectReader {
             throw BadRow(table: "", row: at, message: "\(e.name).\(attr.name) is required and has no value")
           }
         }
-        var mine: [(ObjectKey, String, ObjectKey)] = []
+        var mine: [(link: (ObjectKey, String, ObjectKey), flipped: Bool)] = []
         for r in o.children("relationship") {
           let name = r.attributes["name"] ?? ""
           guard let rel = e.relationships.first(where: { $0.name.lowercased() == name.lowercased() }) else {
@@ -140,11 +141,15 @@ struct XMLObjectReader {
         }
         objects.append(
           PendingObject(key: ObjectKey(table: 0, row: Int64(i)), entity: e, values: values, links: []))
-        for l in mine where seen.insert("\(l.0.row) \(l.1) \(l.2.row)").inserted { links.append(l) }
+        for m in mine {
+          if m.flipped { other.append(m.link) } else { own.append(m.link) }
+        }
       } catch {
         bad.append(error.description.hasPrefix("table  ") ? String(error.description.dropFirst(7)) : error.description)
       }
     }
+    var seen = Set<String>()
+    var links = (own + other).filter { seen.insert("\($0.0.row) \($0.1) \($0.2.row)").inserted }
     if !bad.isEmpty && lenient {
       // Links to a skipped object go with it.
       let kept = Set(objects.map(\.key.row))
@@ -156,14 +161,16 @@ struct XMLObjectReader {
   /// A link as the side that keeps its order writes it: the to-many (ordered first) side of
   /// a relationship with inverse, so both sides listing it make one link.
   private func canonical(_ s: Int, _ r: Relationship, _ se: Entity, _ t: Int, _ te: Entity) -> (
-    ObjectKey, String, ObjectKey
+    link: (ObjectKey, String, ObjectKey), flipped: Bool
   ) {
     let key = (ObjectKey(table: 0, row: Int64(s)), r.name, ObjectKey(table: 0, row: Int64(t)))
-    guard let invID = r.inverse, let inv = te.relationships.first(where: { $0.id == invID }) else { return key }
+    guard let invID = r.inverse, let inv = te.relationships.first(where: { $0.id == invID }) else {
+      return (key, false)
+    }
     func rank(_ x: Relationship, _ e: Entity) -> (Int, String) {
       (x.isOrdered ? 0 : x.isToMany ? 1 : 2, e.name + "." + x.name)
     }
-    return rank(r, se) <= rank(inv, te) ? key : (key.2, inv.name, key.0)
+    return rank(r, se) <= rank(inv, te) ? (key, false) : ((key.2, inv.name, key.0), true)
   }
 
   /// An attribute's text as a value of its type.
