@@ -129,6 +129,20 @@ struct StoreImportTests {
     } throws: { error in
       "\(error)".contains("matches no version") && "\(error)".contains("table ZTAG has no column ZNAME")
     }
+    // Z_METADATA naming another model's entities (an XML plist here; Core Data writes binary).
+    let other = dir + "/other"
+    try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+    let (_, named) = try BuiltStores.make(
+      in: other,
+      extra: """
+        INSERT INTO Z_METADATA VALUES (1, 'U', CAST('<plist version="1.0"><dict><key>NSStoreModelVersionHashes</key>\
+        <dict><key>Person</key><data>AA==</data></dict></dict></plist>' AS BLOB));
+        """)
+    #expect {
+      try CoreDataStoreImport.run(store: dir + "/s", model: model, file: named)
+    } throws: { error in
+      "\(error)".contains("matches no version") && "\(error)".contains("Z_METADATA's model names the entities Person")
+    }
     #expect {
       try CoreDataStoreImport.run(
         store: dir + "/s", model: Fixtures.myMigration, file: Fixtures.path("TavantTrade/Model.sqlite"))
