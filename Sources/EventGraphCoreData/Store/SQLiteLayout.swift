@@ -131,10 +131,10 @@ extension SQLiteLayout {
       for m in members {
         guard let e = byName[m] else { continue }
         for a in e.attributes where !a.isTransient && stored.contains("\(m).\(a.name)") {
-          columnOf["\(m).\(a.name)"] = column(a.name, &used, layout.tables[t].columns)
+          columnOf["\(m).\(a.name)"] = column(a.name, &used)
         }
         for r in e.relationships where !r.isToMany && !r.isTransient {
-          columnOf["\(m).\(r.name)"] = column(r.name, &used, layout.tables[t].columns)
+          columnOf["\(m).\(r.name)"] = column(r.name, &used)
         }
       }
       for m in members {
@@ -193,7 +193,7 @@ extension SQLiteLayout {
 
   /// The column of a property named `name` in a table: `Z<NAME>`, or with the next suffix
   /// when an earlier sibling took it.
-  private static func column(_ name: String, _ used: inout [String: Int], _ columns: Set<String>) -> String {
+  private static func column(_ name: String, _ used: inout [String: Int]) -> String {
     let base = "Z" + name.uppercased()
     let k = used[base, default: 0]
     used[base] = k + 1
