@@ -276,4 +276,19 @@ struct CoreDataFuzzRegressionTests {
       "\(error)".hasPrefix("m.mom: object 0 of the binary property list: a reference 18446744073709551615 too large")
     }
   }
+
+  @Test(
+    "a processing instruction or entity declaration past the XML declaration is refused (XMLParser crashed on '<?nc?>')",
+    arguments: [
+      ("<?nc?>\nl userienD>st l>", 0), (#"<?xml version="1.0"?><model><?x?></model>"#, 28),
+      (#"<!DOCTYPE m [<!ENTITY a "b">]><model/>"#, 13),
+    ])
+  func processingInstruction(_ c: (String, Int)) {
+    #expect {
+      try CoreDataModelBundle.read(Array(c.0.utf8), file: "contents")
+    } throws: { error in
+      "\(error)"
+        == "contents: a processing instruction or entity declaration at byte \(c.1): not part of a Core Data file"
+    }
+  }
 }

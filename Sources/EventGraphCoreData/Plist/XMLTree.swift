@@ -34,6 +34,12 @@ public struct XMLTree: Sendable, Equatable {
     if let offset = Self.firstInvalidUTF8(bytes) {
       throw PlistError("not valid UTF-8 at byte \(offset)")
     }
+    // It also crashes on a processing instruction without data (`<?x?>`, found by the same
+    // fuzzer). Core Data's files hold none but the XML declaration at the start: any other
+    // is refused. So are entity declarations, which no Core Data file has either.
+    if let offset = Self.firstProcessingInstruction(bytes) {
+      throw PlistError("a processing instruction or entity declaration at byte \(offset): not part of a Core Data file")
+    }
     let parser = XMLParser(data: Data(bytes))
     parser.shouldResolveExternalEntities = false
     let builder = TreeBuilder(parser)
@@ -44,6 +50,26 @@ public struct XMLTree: Sendable, Equatable {
       throw PlistError("not well-formed XML at line \(parser.lineNumber), column \(parser.columnNumber): \(e)")
     }
     self = root
+  }
+
+  /// The offset of the first `<?` or `<!ENTITY` after the XML declaration, or `nil`.
+  static func firstProcessingInstruction(_ bytes: [UInt8]) -> Int? {
+    var start = 0
+    while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains(bytes[start]) { start += 1 }
+    if bytes[start...].starts(with: Array("<?xml ".utf8)), let end = find(Array("?>".utf8), in: bytes, from: start) {
+      start = end + 2
+    }
+    let pi = find(Array("<?".utf8), in: bytes, from: start)
+    let entity = find(Array("<!ENTITY".utf8), in: bytes, from: start)
+    return [pi, entity].compactMap { $0 }.min()
+  }
+
+  private static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+    guard needle.count <= bytes.count, from <= bytes.count - needle.count else { return nil }
+    for i in from...(bytes.count - needle.count) where bytes[i] == needle[0] {
+      if bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
+    }
+    return nil
   }
 
   /// The offset of the first byte that is not part of valid UTF-8, or `nil`.
