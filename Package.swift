@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "LMDB", targets: ["LMDB"]),
     .library(name: "EventGraph", targets: ["EventGraph"]),
     .library(name: "EventGraphMigration", targets: ["EventGraphMigration"]),
+    .library(name: "EventGraphReplication", targets: ["EventGraphReplication"]),
     .library(name: "EventTool", targets: ["EventTool"]),
     .executable(name: "eventtool", targets: ["eventtool"]),
   ],
@@ -19,6 +20,12 @@ let package = Package(
     // Intel's storage acceleration library (Debian's libisal-dev): the commit records'
     // CRC-32C with the processor's CRC instructions.
     .systemLibrary(name: "CISAL", path: "Sources/CISAL"),
+    // nats.c (Debian's libnats-dev), the client of the replication stream; wrapped by
+    // NATSClient as CLMDB is by LMDB.
+    .systemLibrary(name: "CNATS", path: "Sources/CNATS"),
+    .target(name: "NATSClient", dependencies: ["CNATS"]),
+    // The log replicated to a NATS JetStream stream: shipping, read replicas, failover.
+    .target(name: "EventGraphReplication", dependencies: ["EventGraph", "NATSClient", "EventGraphLocking"]),
     // The package's one lock type (Mutex, or a pthread mutex the sanitizers can see when
     // Tools/sanitize builds); not a product.
     .target(name: "EventGraphLocking"),
@@ -32,10 +39,15 @@ let package = Package(
     // through CSQLite, XML) and mapping models, turned into EventGraph's formats.
     .target(name: "EventGraphCoreData", dependencies: ["EventGraph", "EventGraphText", "CSQLite"]),
     .target(
-      name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration", "EventGraphText", "EventGraphCoreData"]),
+      name: "EventTool",
+      dependencies: [
+        "EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "EventGraphText",
+        "EventGraphCoreData",
+      ]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
     // A child process for the crash and multi-process tests.
-    .executableTarget(name: "StressWriter", dependencies: ["EventGraph", "EventGraphLocking"]),
+    .executableTarget(
+      name: "StressWriter", dependencies: ["EventGraph", "EventGraphReplication", "NATSClient", "EventGraphLocking"]),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(
@@ -58,7 +70,10 @@ let package = Package(
       exclude: ["Fixtures"]),
     .testTarget(
       name: "EventToolTests",
-      dependencies: ["EventTool", "EventGraph", "EventGraphText", "eventtool", "StressWriter", "TestSupport"]),
+      dependencies: [
+        "EventTool", "EventGraph", "EventGraphText", "EventGraphReplication", "NATSClient", "eventtool", "StressWriter",
+        "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

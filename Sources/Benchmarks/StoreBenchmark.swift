@@ -4,10 +4,7 @@ import Foundation
 /// Issue 2's figures: batched appends, durable single commits, rebuild and a decoding scan,
 /// each beside raw LMDB from C (and SQLite from C) in the same run.
 enum StoreBenchmark {
-  static func model() throws -> Model {
-    let attrs = (1...9).map { AttributeDescription(name: "a\($0)", type: .string, isOptional: true) }
-    return try Model(name: "Bench", version: 1, entities: [EntityDescription(name: "Item", attributes: attrs)])
-  }
+  static func model() throws -> Model { try model(unique: false) }
 
   static func run(events: Int, durableCommits: Int, unsyncedCommits: Int, table: inout BenchmarkTable) throws {
     let value = String(repeating: "v", count: Baselines.valueSize)
@@ -81,6 +78,8 @@ enum StoreBenchmark {
     table.add("anonymous memory after appends", value: mebibytes(anonymousMemoryBytes()), unit: "MiB")
     // The import through the call `eventtool import --batch 1000` makes, beside them.
     try ImportBenchmark.run(events: events, batched: batched, in: storeDir, table: &table)
+    // The same appends with a uniqueness constraint, beside the same without.
+    try runUniqueness(events: events, in: storeDir, table: &table)
 
     // A decoding scan: what a subscriber catching up does. The raw scan reads what the last
     // LMDB writer left: all the events, as the store holds (not timed).

@@ -154,6 +154,42 @@ public struct JSONObjectReader: Sendable {
     return try JSONObjectReader(value, context: path(key))
   }
 
+  /// The object member `key` whose members are all strings (a `userInfo`); empty when it
+  /// is absent or `null`.
+  public func stringMap(_ key: String) throws(JSONReadError) -> [String: String] {
+    guard let reader = try optionalObject(key) else { return [:] }
+    var map: [String: String] = [:]
+    for field in reader.fields {
+      guard case .string(let s) = field.value else {
+        throw reader.wrongType(field.key, expected: "a string", found: field.value)
+      }
+      map[field.key] = s
+    }
+    return map
+  }
+
+  /// The array member `key` whose elements are arrays of strings; empty when it is absent
+  /// or `null`.
+  public func stringArrays(_ key: String) throws(JSONReadError) -> [[String]] {
+    var result: [[String]] = []
+    for (i, element) in try array(key).enumerated() {
+      guard case .array(let inner) = element else {
+        throw JSONReadError(
+          context: path(key) + "[\(i)]", message: "expected an array, found \(element.kindDescription)")
+      }
+      var names: [String] = []
+      for (j, name) in inner.enumerated() {
+        guard case .string(let s) = name else {
+          throw JSONReadError(
+            context: path(key) + "[\(i)][\(j)]", message: "expected a string, found \(name.kindDescription)")
+        }
+        names.append(s)
+      }
+      result.append(names)
+    }
+    return result
+  }
+
   // MARK: - Unknown keys
 
   /// Throws when the object has a key outside `allowed`, naming the first such key in

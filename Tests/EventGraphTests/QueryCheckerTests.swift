@@ -18,7 +18,7 @@ struct QueryCheckerTests {
     ("nmae == 'x'", .unknownProperty, 0),
     ("company.nmae == 'x'", .unknownProperty, 8),
     ("manager.manager.salry > 1", .unknownProperty, 16),
-    ("name.length > 1", .unknownProperty, 5),
+    ("name.size > 1", .unknownProperty, 5),
     ("$source.firsName == 'x'", .unknownProperty, 8),
     ("$nope == 1", .unknownVariable, 0),
     ("$limt == 1", .unknownVariable, 0),

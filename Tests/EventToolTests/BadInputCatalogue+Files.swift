@@ -112,6 +112,41 @@ extension BadInput {
         model(entity("Person", attributes: #"{"name": "age", "type": "int16", "default": "old"}"#)), ["Person.age"]),
       initWith(
         model(entity("Person", attributes: #"{"name": "age", "type": "int16", "default": 70000}"#)), ["Person.age"]),
+      // The keys of Core Data's validation, transformable, transient and userInfo.
+      initWith(
+        model(entity("Person", attributes: #"{"name": "age", "type": "int16", "minValue": 70000}"#)),
+        ["Person.age", "minValue", "does not fit int16"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "age", "type": "int16", "minValue": 9, "maxValue": 1}"#)),
+        ["Person.age", "minValue 9 exceeds maxValue 1"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "n", "type": "string", "minValue": "a"}"#)),
+        ["Person.n", "minValue needs a number or date"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "n", "type": "string", "maxLength": -2}"#)),
+        ["Person.n", "maxLength is negative"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "n", "type": "boolean", "maxLength": 2}"#)),
+        ["Person.n", "maxLength"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "n", "type": "string", "regularExpression": "(a"}"#)),
+        ["Person.n", "regularExpression '(a' does not compile"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "n", "type": "string", "transformer": "T"}"#)),
+        ["Person.n", "transformer"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "n", "type": "string", "transient": "yes"}"#)),
+        ["transient", "true or false"]),
+      initWith(
+        model(entity("Person", attributes: #"{"name": "n", "type": "string", "default": "", "minLength": 1}"#)),
+        ["Person.n", "invalid default", "minLength 1"]),
+      initWith(model(entity("Person", attributes: name, extra: #", "userInfo": {"a": 1}"#)), ["userInfo", "'a'"]),
+      initWith(
+        model(entity("Person", attributes: name, extra: #", "uniquenessConstraints": [["nmae"]]"#)),
+        ["Person", "uniquenessConstraints", "nmae"]),
+      initWith(
+        model(entity("Person", attributes: name, extra: #", "uniquenessConstraints": "name""#)),
+        ["uniquenessConstraints", "must be an array"]),
       bad(
         1, ["init", "@D/new", "--model", "@D/secret.json"], ["@D/secret.json", "permission denied"],
         files: ["secret.json": .unreadable("{}")], access: .otherUser, absent: ["@D/new"]),
@@ -163,6 +198,10 @@ extension BadInput {
       bad(
         1, ["import", "@S", "@D/in.jsonl"], ["lastName"],
         files: ["in.jsonl": .text(#"{"id": "a", "entity": "AddressBook", "attributes": {"firstName": "A"}}"#)]),
+      // A number that does not fit its attribute's type, in a store of the company model.
+      bad(
+        1, ["import", "@S", "@D/in.jsonl"], ["salary", "does not fit decimal"], fixture: .company,
+        files: ["in.jsonl": .text(#"{"id": "e", "entity": "Employee", "attributes": {"name": "E", "salary": 1e200}}"#)]),
       bad(1, ["import", "@S", "@D"], ["@D"]),
       bad(1, ["import", "@S", "-"], ["standard input"], input: "{\"id\": 1}\n"),
       bad(2, ["import", "@S", "@D/in.jsonl", "--batch", "0"], ["--batch"], files: ["in.jsonl": .text("")]),

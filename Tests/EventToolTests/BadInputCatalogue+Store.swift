@@ -41,6 +41,8 @@ extension BadInput {
     bad(2, ["export", "@S", "--at", "-1"], ["--at", "'-1'"]),
     bad(2, ["export", "@S", "--at", "1.5"], ["--at", "'1.5'"]),
     bad(1, ["export", "@S", "--at", "999"], ["999", "end of the log"]),
+    bad(1, ["export", "@S", "--at", "5"], ["--at 5", "inside commit 1", "--at-commit 1"]),
+    bad(1, ["export", "@S", "--at-commit", "2"], ["commit 2", "beyond the end of the log"]),
     bad(1, ["export", "@S", "--entity", "Nope"], ["Nope"]),
     bad(2, ["export", "@S", "--entity"], ["--entity"]),
     bad(2, ["export", "@S", "--entiti", "AddressBook"], ["--entiti", "--entity"]),
@@ -79,7 +81,13 @@ extension BadInput {
     bad(1, ["show", "@S", "AddressBook/1", "--at", "999"], ["999"]),
     bad(2, ["show", "@S", "AddressBook/1", "--at", "-1"], ["--at", "'-1'"]),
     bad(2, ["show", "@S", "AddressBook/1", "--at", "soon"], ["--at", "'soon'"]),
-    bad(1, ["show", "@S", "AddressBook/4", "--at", "2"], ["AddressBook/4", "after event 2"]),
+    bad(1, ["show", "@S", "AddressBook/4", "--at", "0"], ["AddressBook/4", "after event 0"]),
+    // Time travel goes from commit to commit: an event inside one is refused with its ends.
+    bad(
+      1, ["show", "@S", "AddressBook/1", "--at", "2"], ["--at 2", "inside commit 1", "--at-commit 1", "--at-commit 0"]),
+    bad(1, ["show", "@S", "AddressBook/1", "--at-commit", "99"], ["commit 99", "last is commit 1"]),
+    bad(2, ["show", "@S", "AddressBook/1", "--at-commit", "one"], ["--at-commit", "'one'"]),
+    bad(2, ["show", "@S", "AddressBook/1", "--at", "3", "--at-commit", "1"], ["--at", "--at-commit", "not both"]),
     bad(2, ["show", "@S", "AddressBook/1", "--jsn"], ["--jsn", "--json"]),
   ]
 
@@ -95,6 +103,17 @@ extension BadInput {
     bad(1, ["fetch", "@S", "AddressBook", "--where", "(firstName == 'A'"], ["--where"]),
     bad(1, ["fetch", "@S", "PhoneBook", "--where", "type == 'two'"], ["--where", "type"]),
     bad(1, ["fetch", "@S", "AddressBook", "--sort", "nope"], ["nope"]),
+    // $variables and key-path sort keys.
+    bad(1, ["fetch", "@S", "AddressBook", "--where", "lastName == $who"], ["--where", "unknown variable $who"]),
+    bad(
+      1, ["fetch", "@S", "AddressBook", "--where", "lastName == $who", "--var", "whom=B"],
+      ["--where", "$who", "did you mean"]),
+    bad(1, ["fetch", "@S", "PhoneBook", "--where", "type == $t", "--var", "t=two"], ["--where", "type"]),
+    bad(2, ["fetch", "@S", "AddressBook", "--var", "who"], ["--var", "NAME=VALUE"]),
+    bad(2, ["fetch", "@S", "AddressBook", "--var", "1x=3"], ["--var", "'1x'"]),
+    bad(2, ["fetch", "@S", "AddressBook", "--var", "a=1", "--var", "a=2"], ["--var a", "twice"]),
+    bad(1, ["fetch", "@S", "AddressBook", "--sort", "phones.phoneNumber"], ["phones", "to-many"]),
+    bad(1, ["fetch", "@S", "PhoneBook", "--sort", "addressBook.nope"], ["AddressBook", "nope"]),
     bad(2, ["fetch", "@S", "AddressBook", "--sort", "firstName sideways"], ["--sort", "firstName sideways"]),
     bad(2, ["fetch", "@S", "AddressBook", "--limit", "-1"], ["--limit", "-1"]),
     bad(2, ["fetch", "@S", "AddressBook", "--limit", "ten"], ["--limit", "'ten'"]),
@@ -143,6 +162,7 @@ extension BadInput {
     bad(1, ["snapshot", "@S", "--out", "@D/new", "--root", "AddressBook/99"], ["AddressBook/99"], absent: ["@D/new"]),
     bad(1, ["snapshot", "@S", "--out", "@D/new", "--at", "999"], ["999"], absent: ["@D/new"]),
     bad(2, ["snapshot", "@S", "--out", "@D/new", "--at", "x"], ["--at", "'x'"], absent: ["@D/new"]),
+    bad(1, ["snapshot", "@S", "--out", "@D/new", "--at", "1"], ["inside commit 1"], absent: ["@D/new"]),
     bad(1, ["snapshot", "@D/nowhere", "--out", "@D/new"], ["@D/nowhere"], absent: ["@D/new"]),
     bad(
       1, ["snapshot", "@S", "--out", "@D/locked/new"], ["@D/locked/new", "permission denied"],

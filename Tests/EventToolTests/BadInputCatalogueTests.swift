@@ -11,7 +11,8 @@ import Testing
 @Suite("Bad input catalogue: a clear error, the right exit status, the store unchanged")
 struct BadInputCatalogueTests {
   static let cases: [BadInput] =
-    (BadInput.fileCases + BadInput.storeCases + BadInput.migrationCases + BadInput.coreDataCases)
+    (BadInput.fileCases + BadInput.storeCases + BadInput.migrationCases + BadInput.maintenanceCases
+      + BadInput.coreDataCases)
     .filter { $0.access == .owner || Permissions.canTest }
 
   @Test("refuses the input, names what is wrong, changes nothing", arguments: cases)
@@ -55,7 +56,7 @@ struct BadInputCatalogueTests {
     let commands = Set(Self.cases.compactMap(\.arguments.first))
     for name in [
       "init", "import", "append", "export", "log", "show", "stats", "fetch", "verify", "rebuild", "upcast", "rollback",
-      "clone", "snapshot", "diagram", "demo", "reference", "help",
+      "clone", "snapshot", "diagram", "demo", "reference", "help", "compact", "backup",
     ] {
       #expect(commands.contains(name), "no case for \(name)")
     }

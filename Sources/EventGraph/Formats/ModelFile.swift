@@ -38,14 +38,14 @@ extension Model {
   init(json: JSON, file: String = "model") throws(ModelError) {
     do {
       let root = try JSONObjectReader(json, context: "")
-      try root.rejectUnknownKeys(allowed: ["name", "version", "entities"])
+      try root.rejectUnknownKeys(allowed: ["name", "version", "entities", "userInfo"])
       let name = try root.string("name")
       let version = try root.int("version")
       guard version >= 1 else { throw JSONReadError(context: "version", message: "must be 1 or more") }
       var entities: [EntityDescription] = []
       for e in try root.objects("entities") { entities.append(try Self.entity(e)) }
       do {
-        try self.init(name: name, version: version, entities: entities)
+        try self.init(name: name, version: version, entities: entities, userInfo: try root.stringMap("userInfo"))
       } catch {
         throw ModelError.invalidFile(file: file, detail: "\(error)")
       }
@@ -60,43 +60,20 @@ extension Model {
 
   private static func entity(_ r: JSONObjectReader) throws -> EntityDescription {
     try r.rejectUnknownKeys(allowed: [
-      "name", "attributes", "relationships", "parent", "abstract", "renamingIdentifier",
+      "name", "attributes", "relationships", "parent", "abstract", "renamingIdentifier", "uniquenessConstraints",
+      "userInfo",
     ])
     var e = EntityDescription(
       name: try r.string("name"), parent: try r.optionalString("parent"),
-      isAbstract: try r.bool("abstract", default: false), renamingIdentifier: try r.optionalString("renamingIdentifier")
+      isAbstract: try r.bool("abstract", default: false),
+      renamingIdentifier: try r.optionalString("renamingIdentifier"),
+      uniquenessConstraints: try r.stringArrays("uniquenessConstraints"), userInfo: try r.stringMap("userInfo")
     )
-    for a in try r.objects("attributes") {
-      try a.rejectUnknownKeys(allowed: ["name", "type", "optional", "default", "renamingIdentifier", "indexed"])
-      // The messages name the property as well as its place: `entities[0].attributes[2]`
-      // alone sends the reader counting.
-      let name = try a.string("name")
-      let typeName = try a.string("type")
-      guard let type = AttributeType(rawValue: typeName) else {
-        throw JSONReadError(
-          context: a.context + ".type",
-          message:
-            "\(e.name).\(name): unknown type '\(typeName)' (one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))"
-        )
-      }
-      var defaultValue: Value? = nil
-      if let d = a.optionalValue("default") {
-        do {
-          defaultValue = try Value.fromJSON(d, as: type)
-        } catch {
-          throw JSONReadError(context: a.context + ".default", message: "\(e.name).\(name): \(error.description)")
-        }
-      }
-      e.attributes.append(
-        AttributeDescription(
-          name: name, type: type, isOptional: try a.bool("optional", default: false),
-          defaultValue: defaultValue, renamingIdentifier: try a.optionalString("renamingIdentifier"),
-          isIndexed: try a.bool("indexed", default: false)))
-    }
+    for a in try r.objects("attributes") { e.attributes.append(try attribute(a, of: e.name)) }
     for x in try r.objects("relationships") {
       try x.rejectUnknownKeys(allowed: [
         "name", "destination", "toMany", "ordered", "optional", "minCount", "maxCount", "inverse", "deleteRule",
-        "renamingIdentifier", "copy",
+        "renamingIdentifier", "copy", "userInfo",
       ])
       let name = try x.string("name")
       let ruleName = try x.optionalString("deleteRule") ?? "nullify"
@@ -120,56 +97,45 @@ extension Model {
           isToMany: try x.bool("toMany", default: false), isOrdered: try x.bool("ordered", default: false),
           isOptional: try x.bool("optional", default: true), minCount: try x.optionalInt("minCount"),
           maxCount: try x.optionalInt("maxCount"), inverse: try x.optionalString("inverse"), deleteRule: rule,
-          renamingIdentifier: try x.optionalString("renamingIdentifier"), copyPolicy: copy))
+          renamingIdentifier: try x.optionalString("renamingIdentifier"), copyPolicy: copy,
+          userInfo: try x.stringMap("userInfo")))
     }
     return e
   }
 
-  /// The model file form of this model, on one line; loading it gives an equal model.
-  public var jsonText: String { json.serialized() }
+  /// The names a model file gives attribute types: ``AttributeType``'s and `transformable`.
+  static let typeNames = AttributeType.allCases.map(\.rawValue) + ["transformable"]
 
-  /// The model file form of this model as a JSON value.
-  var json: JSON {
-    .object([
-      JSONField("name", .string(name)), JSONField("version", .int(Int64(version))),
-      JSONField("entities", .array(descriptions.map(Self.json))),
+  private static func attribute(_ a: JSONObjectReader, of entity: String) throws -> AttributeDescription {
+    try a.rejectUnknownKeys(allowed: [
+      "name", "type", "optional", "default", "renamingIdentifier", "indexed", "minValue", "maxValue", "minLength",
+      "maxLength", "regularExpression", "transformer", "transient", "userInfo",
     ])
-  }
-
-  private static func json(_ e: EntityDescription) -> JSON {
-    var f = [JSONField("name", .string(e.name))]
-    if let p = e.parent { f.append(JSONField("parent", .string(p))) }
-    if e.isAbstract { f.append(JSONField("abstract", .bool(true))) }
-    if let r = e.renamingIdentifier { f.append(JSONField("renamingIdentifier", .string(r))) }
-    f.append(
-      JSONField(
-        "attributes",
-        .array(
-          e.attributes.map { a in
-            var g = [JSONField("name", .string(a.name)), JSONField("type", .string(a.type.rawValue))]
-            if a.isOptional { g.append(JSONField("optional", .bool(true))) }
-            if let d = a.defaultValue { g.append(JSONField("default", d.json)) }
-            if let r = a.renamingIdentifier { g.append(JSONField("renamingIdentifier", .string(r))) }
-            if a.isIndexed { g.append(JSONField("indexed", .bool(true))) }
-            return .object(g)
-          })))
-    f.append(
-      JSONField(
-        "relationships",
-        .array(
-          e.relationships.map { r in
-            var g = [JSONField("name", .string(r.name)), JSONField("destination", .string(r.destination))]
-            if r.isToMany { g.append(JSONField("toMany", .bool(true))) }
-            if r.isOrdered { g.append(JSONField("ordered", .bool(true))) }
-            if !r.isOptional { g.append(JSONField("optional", .bool(false))) }
-            if let n = r.minCount { g.append(JSONField("minCount", .int(Int64(n)))) }
-            if let n = r.maxCount { g.append(JSONField("maxCount", .int(Int64(n)))) }
-            if let i = r.inverse { g.append(JSONField("inverse", .string(i))) }
-            if r.deleteRule != .nullify { g.append(JSONField("deleteRule", .string(r.deleteRule.rawValue))) }
-            if let x = r.renamingIdentifier { g.append(JSONField("renamingIdentifier", .string(x))) }
-            if let c = r.copyPolicy { g.append(JSONField("copy", .string(c.rawValue))) }
-            return .object(g)
-          })))
-    return .object(f)
+    // The messages name the property as well as its place: `entities[0].attributes[2]`
+    // alone sends the reader counting.
+    let name = try a.string("name")
+    let typeName = try a.string("type")
+    let isTransformable = typeName == "transformable"
+    guard let type = isTransformable ? .binary : AttributeType(rawValue: typeName) else {
+      throw JSONReadError(
+        context: a.context + ".type",
+        message: "\(entity).\(name): unknown type '\(typeName)' (one of \(typeNames.joined(separator: ", ")))")
+    }
+    func value(_ key: String) throws -> Value? {
+      guard let v = a.optionalValue(key) else { return nil }
+      do {
+        return try Value.fromJSON(v, as: type)
+      } catch {
+        throw JSONReadError(context: a.context + "." + key, message: "\(entity).\(name): \(error.description)")
+      }
+    }
+    return AttributeDescription(
+      name: name, type: type, isOptional: try a.bool("optional", default: false),
+      defaultValue: try value("default"), renamingIdentifier: try a.optionalString("renamingIdentifier"),
+      isIndexed: try a.bool("indexed", default: false), minValue: try value("minValue"),
+      maxValue: try value("maxValue"), minLength: try a.optionalInt("minLength"),
+      maxLength: try a.optionalInt("maxLength"), regularExpression: try a.optionalString("regularExpression"),
+      isTransformable: isTransformable, transformer: try a.optionalString("transformer"),
+      isTransient: try a.bool("transient", default: false), userInfo: try a.stringMap("userInfo"))
   }
 }

@@ -17,18 +17,47 @@ public struct Model: Sendable, Hashable {
   public let version: Int
   /// The entities in declaration order; an entity's ``EntityID`` is its index here.
   public let entities: [Entity]
+  /// Free text for the model's user: kept and written back, no meaning to the store.
+  public let userInfo: [String: String]
   private let entityIndex: [String: EntityID]
 
   /// Builds and checks a model.
   ///
   /// - Throws: ``ModelError`` naming the entity and property at fault.
-  public init(name: String, version: Int, entities descriptions: [EntityDescription]) throws {
+  public init(
+    name: String, version: Int, entities descriptions: [EntityDescription], userInfo: [String: String] = [:]
+  ) throws {
     self.name = name
     self.version = version
+    self.userInfo = userInfo
     self.entities = try ModelBuilder(descriptions).build()
     var index: [String: EntityID] = [:]
     for e in entities { index[e.name] = e.id }
     self.entityIndex = index
+    self.uniqueness = Self.uniquenessConstraints(entities)
+    self.hasUniquenessConstraints = uniqueness.contains { !$0.isEmpty }
+  }
+
+  /// The uniqueness constraints each entity's objects are held to, by ``EntityID``: its
+  /// ancestors' first, then its own.
+  public let uniqueness: [[UniquenessConstraint]]
+  /// Whether any entity has a uniqueness constraint (a commit checks none otherwise).
+  public let hasUniquenessConstraints: Bool
+
+  private static func uniquenessConstraints(_ entities: [Entity]) -> [[UniquenessConstraint]] {
+    entities.map { e in
+      var chain: [Entity] = []
+      var current: Entity? = e
+      while let c = current {
+        chain.insert(c, at: 0)
+        current = c.parent.map { entities[Int($0.rawValue)] }
+      }
+      return chain.flatMap { owner in
+        owner.uniquenessConstraints.enumerated().map {
+          UniquenessConstraint(entity: owner.id, entityName: owner.name, index: $0.offset, attributes: $0.element)
+        }
+      }
+    }
   }
 
   /// The entity with this name.
@@ -67,6 +96,20 @@ public struct Model: Sendable, Hashable {
   public var descriptions: [EntityDescription] { entities.map(\.description) }
 }
 
+/// One uniqueness constraint of an entity: no two objects of it (and its sub-entities) have
+/// equal values in all of ``attributes``, unless one of those values is `nil`.
+public struct UniquenessConstraint: Sendable, Hashable {
+  /// The entity that declares it.
+  public let entity: EntityID
+  public let entityName: String
+  /// Its place among the entity's constraints.
+  public let index: Int
+  public let attributes: [Attribute]
+
+  /// The constraint as a model file writes it: `[club, number]`.
+  public var text: String { "[" + attributes.map(\.name).joined(separator: ", ") + "]" }
+}
+
 /// A small integer naming an entity within one model version.
 public struct EntityID: RawRepresentable, Sendable, Hashable, Comparable {
   public let rawValue: UInt16
@@ -90,6 +133,12 @@ public final class Entity: Sendable, Hashable {
   public let parent: EntityID?
   public let isAbstract: Bool
   public let renamingIdentifier: String?
+  /// The entity's own uniqueness constraints.
+  ///
+  /// No two objects of the entity and its sub-entities share the values of one constraint's
+  /// attributes, unless one of those values is `nil`. A sub-entity's objects are held to
+  /// its ancestors' constraints as well.
+  public let uniquenessConstraints: [[Attribute]]
   /// Every property, inherited ones first; a property's ``PropertyID`` is its index here.
   public let properties: [Property]
   /// The description as written (own properties only).
@@ -110,11 +159,12 @@ public final class Entity: Sendable, Hashable {
   private let quickIndex: [Int32]
 
   init(
-    id: EntityID, name: String, parent: EntityID?, isAbstract: Bool, renamingIdentifier: String?,
-    properties: [Property], description: EntityDescription
+    id: EntityID, name: String, uniquenessConstraints: [[Attribute]], parent: EntityID?, isAbstract: Bool,
+    renamingIdentifier: String?, properties: [Property], description: EntityDescription
   ) {
     self.id = id
     self.name = name
+    self.uniquenessConstraints = uniquenessConstraints
     self.parent = parent
     self.isAbstract = isAbstract
     self.renamingIdentifier = renamingIdentifier
@@ -139,7 +189,8 @@ public final class Entity: Sendable, Hashable {
     self.attributes = properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
     self.relationships = properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
     self.attributeSlots = properties.map { if case .attribute(let a) = $0.kind { a } else { nil } }
-    self.requiredAttributes = attributes.filter { !$0.isOptional }
+    self.requiredAttributes = attributes.filter { !$0.isOptional && !$0.isTransient }
+    self.ruledAttributes = attributes.filter { $0.rules != nil || $0.isTransient }
     self.constrainedRelationships = relationships.filter {
       !$0.isOptional || $0.minCount != nil || $0.maxCount != nil
     }
@@ -208,6 +259,9 @@ public final class Entity: Sendable, Hashable {
   /// that must not be empty or whose count is bounded.
   let requiredAttributes: [Attribute]
   let constrainedRelationships: [Relationship]
+  /// The attributes whose values have rules (``ValueRules``) to check, and the transient
+  /// ones (which may hold none).
+  let ruledAttributes: [Attribute]
   /// Each attribute by ``PropertyID`` (`nil` for a relationship): a lookup by name (one per
   /// `set`) copies the attribute alone, not its property.
   private let attributeSlots: [Attribute?]
@@ -234,6 +288,14 @@ public struct Attribute: Sendable, Hashable {
   public let defaultValue: Value?
   public let renamingIdentifier: String?
   public let isIndexed: Bool
+  /// The range of values or lengths, and the pattern, values must keep; `nil` for none.
+  public let rules: ValueRules?
+  /// Written `transformable`: binary data made by the value transformer ``transformer``.
+  public let isTransformable: Bool
+  public let transformer: String?
+  /// The store keeps no value for the attribute: a set is refused.
+  public let isTransient: Bool
+  public let userInfo: [String: String]
 }
 
 /// A checked relationship, with its inverse and destination resolved to IDs.
@@ -252,6 +314,7 @@ public struct Relationship: Sendable, Hashable {
   public let renamingIdentifier: String?
   /// The copy policy written in the model, if any.
   public let copyPolicy: CopyPolicy?
+  public let userInfo: [String: String]
 }
 
 /// What deleting an object does to the objects on the other side of a relationship.

@@ -44,14 +44,45 @@ struct ModelBuilder {
             Property(id: pid, name: r.name, kind: .relationship(try relationship(r, pid, in: d, ids: ids, flat: flat))))
         }
       }
+      let constraints = try uniquenessConstraints(d, properties)
       entities.append(
         Entity(
-          id: EntityID(rawValue: UInt16(i)), name: d.name,
+          id: EntityID(rawValue: UInt16(i)), name: d.name, uniquenessConstraints: constraints,
           parent: d.parent.flatMap { ids[$0] }.map { EntityID(rawValue: UInt16($0)) },
           isAbstract: d.isAbstract, renamingIdentifier: d.renamingIdentifier,
           properties: properties, description: d))
     }
     return entities
+  }
+
+  /// The entity's own uniqueness constraints, resolved to attributes (inherited ones
+  /// allowed): each names one or more attributes, none twice, none transient.
+  private func uniquenessConstraints(_ d: EntityDescription, _ properties: [Property]) throws(ModelError)
+    -> [[Attribute]]
+  {
+    var result: [[Attribute]] = []
+    for names in d.uniquenessConstraints {
+      let written = "[" + names.joined(separator: ", ") + "]"
+      func refuse(_ detail: String) -> ModelError {
+        .invalidConstraint(entity: d.name, constraint: written, detail: detail)
+      }
+      guard !names.isEmpty else { throw refuse("names no attribute") }
+      var attributes: [Attribute] = []
+      for name in names {
+        guard let p = properties.first(where: { $0.name == name }) else {
+          throw refuse("'\(name)' is no attribute of \(d.name)")
+        }
+        guard case .attribute(let a) = p.kind else { throw refuse("'\(name)' is a relationship, not an attribute") }
+        guard !a.isTransient else { throw refuse("'\(name)' is transient: the store keeps no value") }
+        guard !attributes.contains(where: { $0.id == a.id }) else { throw refuse("'\(name)' is named twice") }
+        attributes.append(a)
+      }
+      guard !result.contains(where: { $0.map(\.id) == attributes.map(\.id) }) else {
+        throw refuse("is declared twice")
+      }
+      result.append(attributes)
+    }
+    return result
   }
 
   private func inheritanceOrder(_ ids: [String: Int]) throws(ModelError) -> [Int] {
@@ -90,9 +121,51 @@ struct ModelBuilder {
         throw .invalidDefault(entity: d.name, attribute: a.name, detail: error.description)
       }
     }
+    let rules = try self.rules(a, in: d)
+    if let rules, let value, let broken = rules.violation(value) {
+      throw .invalidDefault(entity: d.name, attribute: a.name, detail: broken)
+    }
+    func refuse(_ detail: String) -> ModelError { .invalidRule(entity: d.name, attribute: a.name, detail: detail) }
+    if a.isTransformable && a.type != .binary { throw refuse("a transformable attribute holds binary data") }
+    if a.transformer != nil && !a.isTransformable { throw refuse("'transformer' needs type transformable") }
+    if a.isTransient && a.isIndexed { throw refuse("a transient attribute has no value to index") }
     return Attribute(
-      id: id, name: a.name, type: a.type, isOptional: a.isOptional, defaultValue: value,
-      renamingIdentifier: a.renamingIdentifier, isIndexed: a.isIndexed)
+      id: id, name: a.name, type: a.type, isOptional: a.isOptional,
+      // A transient attribute's default stays in its description; the store keeps no value.
+      defaultValue: a.isTransient ? nil : value, renamingIdentifier: a.renamingIdentifier, isIndexed: a.isIndexed,
+      rules: rules, isTransformable: a.isTransformable, transformer: a.transformer, isTransient: a.isTransient,
+      userInfo: a.userInfo)
+  }
+
+  /// The attribute's value rules, checked against its type.
+  private func rules(_ a: AttributeDescription, in d: EntityDescription) throws(ModelError) -> ValueRules? {
+    func refuse(_ detail: String) -> ModelError { .invalidRule(entity: d.name, attribute: a.name, detail: detail) }
+    var bounds: [Value?] = []
+    for (key, v) in [("minValue", a.minValue), ("maxValue", a.maxValue)] {
+      guard let v else {
+        bounds.append(nil)
+        continue
+      }
+      guard a.type.isNumeric || a.type == .date else { throw refuse("\(key) needs a number or date attribute") }
+      do {
+        bounds.append(try v.converted(to: a.type))
+      } catch {
+        throw refuse("\(key): \(error.description)")
+      }
+    }
+    if (a.minLength != nil || a.maxLength != nil) && a.type != .string && a.type != .binary {
+      throw refuse("minLength and maxLength need a string, binary or transformable attribute")
+    }
+    if a.regularExpression != nil && a.type != .string {
+      throw refuse("regularExpression needs a string attribute")
+    }
+    do {
+      return try ValueRules(
+        minValue: bounds[0], maxValue: bounds[1], minLength: a.minLength, maxLength: a.maxLength,
+        regularExpression: a.regularExpression)
+    } catch {
+      throw refuse(error.description)
+    }
   }
 
   private func relationship(
@@ -144,7 +217,7 @@ struct ModelBuilder {
       id: id, name: r.name, destination: EntityID(rawValue: UInt16(dest)), isToMany: r.isToMany,
       isOrdered: r.isOrdered, isOptional: r.isOptional, minCount: r.minCount, maxCount: r.maxCount,
       inverse: inverseID, deleteRule: r.deleteRule, renamingIdentifier: r.renamingIdentifier,
-      copyPolicy: r.copyPolicy)
+      copyPolicy: r.copyPolicy, userInfo: r.userInfo)
   }
 
   static func checkName(_ name: String) throws(ModelError) {

@@ -48,6 +48,12 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidName = Code(rawValue: "invalidName")
     /// More entities or properties than the store's identifiers hold.
     public static let tooLarge = Code(rawValue: "tooLarge")
+    /// A rule on an attribute's values that cannot hold or does not fit its type (a
+    /// `minValue` on a string, a regular expression that does not compile, a default that
+    /// breaks the rule).
+    public static let invalidRule = Code(rawValue: "invalidRule")
+    /// A uniqueness constraint naming no attribute of the entity, or one that cannot be.
+    public static let invalidConstraint = Code(rawValue: "invalidConstraint")
     /// A model file that cannot be read: the file, where, and what is wrong.
     public static let invalidFile = Code(rawValue: "invalidFile")
   }
@@ -89,7 +95,8 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case .unknownInverse: return "\(e).\(p): inverse '\(n)' does not exist in the destination"
     case .inverseMismatch: return "\(e).\(p): inverse '\(n)' \(d)"
     case .invalidDefault: return "\(e).\(p): invalid default: \(d)"
-    case .invalidCounts: return "\(e).\(p): \(d)"
+    case .invalidCounts, .invalidRule: return "\(e).\(p): \(d)"
+    case .invalidConstraint: return "\(e): uniquenessConstraints \(n): \(d)"
     case .orderedToOne: return "\(e).\(p): 'ordered' needs 'toMany'"
     case .invalidName: return "invalid name '\(n)': names are letters, digits and '_', not starting with a digit"
     case .tooLarge: return "model too large: \(d)"
@@ -134,6 +141,15 @@ extension ModelError {
 
   public static func invalidCounts(entity: String, relationship: String, detail: String) -> Self {
     .init(.invalidCounts, entity: entity, property: relationship, detail: detail)
+  }
+
+  public static func invalidRule(entity: String, attribute: String, detail: String) -> Self {
+    .init(.invalidRule, entity: entity, property: attribute, detail: detail)
+  }
+
+  /// `constraint` is the constraint as written, `[a, b]`.
+  public static func invalidConstraint(entity: String, constraint: String, detail: String) -> Self {
+    .init(.invalidConstraint, entity: entity, name: constraint, detail: detail)
   }
 
   public static func orderedToOne(entity: String, relationship: String) -> Self {

@@ -24,6 +24,20 @@ final class Projector {
   /// again only when another came between (``sortedTouched()`` sorts and dedupes them):
   /// appending costs less than hashing into a set, event after event.
   private var touched: [ObjectID] = []
+  /// Objects inserted with a fresh identity since the last commit ended, in the order of
+  /// their inserts: they have no uniqueness entries yet (``keepUniqueness()`` reads none).
+  private(set) var insertedInCommit: [ObjectID] = []
+  /// The uniqueness keys objects hold as the last commit left them, for objects whose
+  /// records `objects` does not hold yet (a replay writes records once a batch); emptied
+  /// when the records are written (Projector+Uniqueness.swift).
+  var uniqueKeys: [ObjectID: UniquenessIndex.Keys] = [:]
+  /// The uniqueness keys that objects deleted in this commit held before it.
+  var deletedKeys: [ObjectID: UniquenessIndex.Keys] = [:]
+  /// The ordered lists appended to in this commit, with their length and last order key.
+  ///
+  /// A run of appends to one list (an import, a replay) reads neither again. Dropped with
+  /// the records, at the same points.
+  private var listEnds: [ListName: (count: Int, last: UInt64)] = [:]
   /// The buffer object records are encoded into, one after another.
   private var record = BinaryWriter(capacity: 1024)
   /// The highest identity given before this projector's first insert (read then).
@@ -71,7 +85,8 @@ final class Projector {
     return r
   }
 
-  private func load(_ o: ObjectID) throws -> ProjectedObject? {
+  /// The object's record as `objects` holds it (none of this commit's changes).
+  func load(_ o: ObjectID) throws -> ProjectedObject? {
     try txn.withValue(dbs.objects, key: StoreKey.object(o)) { b in
       try ProjectedObject.decode(b, id: o, model: model)
     }
@@ -106,7 +121,7 @@ final class Projector {
   }
 
   /// Puts the hot object back into the cache.
-  private func park() {
+  func park() {
     if let h = hot { cache[h.id] = Cached(record: h, isChanged: true) }
     hot = nil
   }
@@ -160,6 +175,8 @@ final class Projector {
       park()
       hot = ProjectedObject(ObjectState(id: o, entity: entityID, propertyCount: e.properties.count))
       touch(o)
+      // An identity given again (an upcast re-making an object) may still hold entries.
+      if fresh && model.hasUniquenessConstraints { insertedInCommit.append(o) }
 
     case .set(let o, let attribute, let value):
       let h = try makeHot(o)
@@ -219,6 +236,7 @@ final class Projector {
       guard try reader.allLinks(o).isEmpty else {
         throw StoreError.corrupt("delete of \(reader.display(o)) while it still has links")
       }
+      try rememberKeysBeforeDelete(o, s.entity)
       try txn.delete(dbs.objects, key: StoreKey.object(o))
       try txn.delete(dbs.entities, key: StoreKey.entity(s.entity, o))
       if let e = model.entity(s.entity), e.hasIndexes {
@@ -250,22 +268,23 @@ final class Projector {
       }
       return
     }
-    let targets = try reader.related(o, r.id)
-    if targets.contains(t) {
+    if try reader.orderKey(o, rel, of: t) != nil {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))")
     }
-    let count = targets.count
+    let list = ListName(object: o, rel: rel)
+    if let end = listEnds[list], position == nil || position == end.count,
+      let key = try reader.appendOrdered(o, rel, t, after: end.last, count: end.count)
+    {
+      listEnds[list] = (end.count + 1, key)
+      return
+    }
+    let count = try reader.orderedCount(o, rel)
     let at = position ?? count
     guard at >= 0 && at <= count else {
       throw StoreError.invalidPosition(object: reader.display(o), relationship: r.name, position: at, count: count)
     }
-    // Shift the tail up by one, from the end, then write the new entry.
-    var i = count
-    while i > at {
-      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i - 1].rawValue))
-      i -= 1
-    }
-    try txn.put(dbs.links, key: StoreKey.link(o, rel, position: at), value: BigEndianKey(t.rawValue))
+    let key = try reader.insertOrdered(o, rel, t, at: at, count: count)
+    listEnds[list] = at == count ? (count + 1, key) : nil
   }
 
   private func removeLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws {
@@ -276,14 +295,10 @@ final class Projector {
       }
       return
     }
-    let targets = try reader.related(o, r.id)
-    guard let at = targets.firstIndex(of: t) else {
+    listEnds[ListName(object: o, rel: rel)] = nil
+    guard try reader.removeOrdered(o, rel, t) else {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): not linked to \(reader.display(t))")
     }
-    for i in at..<(targets.count - 1) {
-      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i + 1].rawValue))
-    }
-    try txn.delete(dbs.links, key: StoreKey.link(o, rel, position: targets.count - 1))
   }
 
   private func touch(_ o: ObjectID) {
@@ -309,7 +324,7 @@ final class Projector {
   }
 
   /// Whether `o` was inserted by this projector (see `lastIdentityBefore`).
-  private func isNew(_ o: ObjectID) -> Bool {
+  func isNew(_ o: ObjectID) -> Bool {
     guard let last = lastIdentityBefore else { return false }
     return o.rawValue > last
   }
@@ -318,7 +333,7 @@ final class Projector {
 
   /// Writes the changed object records and one history entry per touched object.
   func flush(commitSequence: UInt64) throws {
-    try recordHistory(commitSequence: commitSequence)
+    try recordHistory(commitSequence: commitSequence, keepingKeys: false)
     try writeObjects()
   }
 
@@ -326,11 +341,18 @@ final class Projector {
   func forgetTouched() {
     park()
     touched.removeAll(keepingCapacity: true)
+    insertedInCommit.removeAll(keepingCapacity: true)
+    deletedKeys.removeAll()
   }
 
-  /// Writes one history entry per object touched since the last call.
-  func recordHistory(commitSequence: UInt64) throws {
+  /// Writes one history entry per object touched since the last call, and brings their
+  /// uniqueness entries up to date.
+  ///
+  /// - Parameter keepingKeys: whether the objects' uniqueness keys are kept for the next
+  ///   commit (a replay's, before the records are written); not when they are written next.
+  func recordHistory(commitSequence: UInt64, keepingKeys: Bool = true) throws {
     park()  // the next commit that changes the hot object must mark it touched again
+    try keepUniqueness(keepingKeys: keepingKeys)
     // In key order, so that the entries of new objects are appends.
     for o in sortedTouched() {
       let key = StoreKey.history(o, commitSequence)
@@ -341,6 +363,8 @@ final class Projector {
       }
     }
     touched.removeAll(keepingCapacity: true)
+    insertedInCommit.removeAll(keepingCapacity: true)
+    deletedKeys.removeAll()
   }
 
   /// Writes the object records changed since the last call (a replay calls this once per
@@ -364,6 +388,8 @@ final class Projector {
       }
     }
     cache.removeAll(keepingCapacity: true)
+    uniqueKeys.removeAll()
+    listEnds.removeAll(keepingCapacity: true)
   }
 
   /// Readies the projector for the next commit in the same LMDB transaction.
@@ -374,6 +400,10 @@ final class Projector {
   func startCommit() {
     hot = nil
     cache.removeAll(keepingCapacity: true)
+    listEnds.removeAll(keepingCapacity: true)
     touched.removeAll(keepingCapacity: true)
+    insertedInCommit.removeAll(keepingCapacity: true)
+    uniqueKeys.removeAll()
+    deletedKeys.removeAll()
   }
 }

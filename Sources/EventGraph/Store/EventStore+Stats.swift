@@ -7,6 +7,10 @@ public struct StoreStatistics: Sendable, Hashable {
   public var storeID: String
   public var modelName: String
   public var modelVersion: Int
+  /// Every model version the store holds, in order, with its content hash
+  /// (``Model/contentHash``: the one written with it, or for a store written before there
+  /// were hashes, the hash of its document).
+  public var models: [(version: Int, name: String, hash: String)]
   public var commits: UInt64
   public var events: UInt64
   /// Live objects per entity (exact entity, not counting sub-entities twice), by name.
@@ -19,6 +23,12 @@ public struct StoreStatistics: Sendable, Hashable {
   public var fileSize: Int
   /// The bytes of the pages in use.
   public var usedSize: Int
+  /// The pages on LMDB's free list: freed by earlier writes, reused by later ones, inside
+  /// the pages in use (``EventStore/compact(at:dropVersionsBefore:droppingRollbackVersion:)``
+  /// gives them back).
+  public var freePages: Int = 0
+  /// The size of a page, in bytes.
+  public var pageSize: Int = 4096
 
   public static func == (a: Self, b: Self) -> Bool {
     a.path == b.path && a.commits == b.commits && a.events == b.events
@@ -48,10 +58,21 @@ extension EventStore {
         let st = try s.reader.txn.statistics(db)
         databases.append((name, st.entries, st.branchPages + st.leafPages + st.overflowPages))
       }
+      var models: [(Int, String, String)] = []
+      var documents: [(Int, [UInt8])] = []
+      try s.reader.txn.forEach(dbs.models) { k, v in
+        if let version = KeyField.u64(k, at: 0) { documents.append((Int(version), [UInt8](v))) }
+        return true
+      }
+      for (version, doc) in documents {
+        let m = try Model(json: doc, file: "\(path) (stored model v\(version))")
+        models.append((version, m.name, try dbs.storedModelHash(version, s.reader.txn) ?? m.contentHash))
+      }
       return StoreStatistics(
-        path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, commits: end.commit,
+        path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, models: models,
+        commits: end.commit,
         events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
-        fileSize: file, usedSize: info.usedSize)
+        fileSize: file, usedSize: info.usedSize, freePages: try s.reader.txn.freePages(), pageSize: info.pageSize)
     }
   }
 }

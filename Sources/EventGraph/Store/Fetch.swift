@@ -1,10 +1,11 @@
 import Foundation
 import LMDB
 
-/// How to order fetched objects: by an attribute, ascending or descending.
+/// How to order fetched objects: by an attribute, or a key path through to-one
+/// relationships to one (`company.name`), ascending or descending.
 ///
-/// Objects without
-/// a value come first (ascending) or last (descending); ties keep identity order.
+/// Objects without a value (or with an empty relationship on the way) come first
+/// (ascending) or last (descending); ties keep identity order.
 public struct SortDescriptor: Sendable, Hashable {
   public var key: String
   public var ascending: Bool
@@ -66,18 +67,21 @@ extension Snapshot {
   /// (alone, or as one clause of an `AND`) reads only that range of the index; the whole
   /// predicate is then checked on each candidate. Anything else scans the entity.
   ///
+  /// `$variables` in the predicate take their values from `variables`, each typed by its
+  /// value (`["min": .int64(3)]` for `age >= $min`); one not given is refused as unknown.
+  ///
   /// - Throws: ``QueryError`` for a predicate that does not parse or type-check (with its
   ///   position), ``StoreError`` for an unknown entity or sort key.
   public func fetch(
-    _ entity: String, where predicate: String? = nil, sortedBy sort: [SortDescriptor] = [], limit: Int? = nil,
-    offset: Int = 0
+    _ entity: String, where predicate: String? = nil, variables: [String: Value] = [:],
+    sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0
   ) throws -> FetchResult {
     guard let e = model.entity(named: entity) else { throw StoreError.unknownEntity(entity) }
-    let compiled = try predicate.map { try CompiledPredicate.compile($0, entity: e.id, model: model) }
-    let sortKeys = try sort.map { d -> (Attribute, Bool) in
-      guard let a = e.attribute(named: d.key) else { throw StoreError.unknownProperty(entity: e.name, property: d.key) }
-      return (a, d.ascending)
+    let compiled = try predicate.map {
+      try CompiledPredicate.compile($0, entity: e.id, model: model, variables: variables.mapValues { .value($0.type) })
     }
+    let bindings = variables.mapValues { QueryVariable<ObjectID>.value($0) }
+    let sortKeys = try sort.map { d in (try SortPath(d.key, from: e, in: model), d.ascending) }
     let source = ProjectionSource(reader: reader)
     var plan: IndexPlan? = nil
     if let compiled { plan = IndexPlan.choose(compiled.predicate, entity: e) }
@@ -86,11 +90,11 @@ extension Snapshot {
     var matches: [ObjectID] = []
     for o in candidates {
       guard try source.state(o) != nil else { continue }
-      if let compiled, !(try compiled.evaluate(o, in: source)) { continue }
+      if let compiled, !(try compiled.evaluate(o, in: source, variables: bindings)) { continue }
       matches.append(o)
     }
     if !sortKeys.isEmpty {
-      let keyed = try matches.map { o in (o, try sortKeys.map { try source.value(of: o, attribute: $0.0.id) }) }
+      let keyed = try matches.map { o in (o, try sortKeys.map { try $0.0.value(of: o, in: source) }) }
       matches = keyed.sorted { a, b in
         for (i, (_, ascending)) in sortKeys.enumerated() {
           let c = ValueOrder.compare(a.1[i], b.1[i])
@@ -107,10 +111,12 @@ extension Snapshot {
 extension EventStore {
   /// ``Snapshot/fetch(_:where:sortedBy:limit:offset:)`` in its own snapshot.
   public func fetch(
-    _ entity: String, where predicate: String? = nil, sortedBy sort: [SortDescriptor] = [], limit: Int? = nil,
-    offset: Int = 0
+    _ entity: String, where predicate: String? = nil, variables: [String: Value] = [:],
+    sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0
   ) throws -> FetchResult {
-    try read { try $0.fetch(entity, where: predicate, sortedBy: sort, limit: limit, offset: offset) }
+    try read {
+      try $0.fetch(entity, where: predicate, variables: variables, sortedBy: sort, limit: limit, offset: offset)
+    }
   }
 }
 

@@ -50,6 +50,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidPosition = Code(rawValue: "invalidPosition")
     /// A commit broke a rule of the model: required value, counts, a deny delete rule.
     public static let validation = Code(rawValue: "validation")
+    /// A stored model's document does not hash to the content hash written with it.
+    public static let modelHashMismatch = Code(rawValue: "modelHashMismatch")
+    /// A sort key through a to-many relationship, which gives no one value to sort by.
+    public static let invalidSortKey = Code(rawValue: "invalidSortKey")
+    /// A commit gave an object values of a uniqueness constraint that another object holds.
+    public static let notUnique = Code(rawValue: "notUnique")
     /// A stored event or record does not fit the model or the projection.
     public static let corrupt = Code(rawValue: "corrupt")
     /// The transaction was used after its closure returned.
@@ -64,6 +70,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let versionChanged = Code(rawValue: "versionChanged")
     /// A sequence past the end of the log.
     public static let sequenceBeyondLog = Code(rawValue: "sequenceBeyondLog")
+    /// A commit number past the end of the log.
+    public static let commitBeyondLog = Code(rawValue: "commitBeyondLog")
+    /// A sequence inside a commit, where the state was never committed (time travel goes
+    /// from commit to commit).
+    public static let sequenceInsideCommit = Code(rawValue: "sequenceInsideCommit")
     /// The object was deleted (or, with a sequence, did not exist as of that sequence).
     public static let deletedObject = Code(rawValue: "deletedObject")
     /// Two stores that must share a model do not (a clone across stores).
@@ -90,6 +101,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store was written in an older format that this version upgrades when it opens
     /// the store for writing.
     public static let olderFormat = Code(rawValue: "olderFormat")
+    /// The store is a read replica of a replication stream: writes go to the primary.
+    public static let replica = Code(rawValue: "replica")
+    /// The store was the primary of a replication stream until another store took over.
+    public static let fenced = Code(rawValue: "fenced")
   }
 
   /// What kind of refusal this is.
@@ -102,7 +117,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   public let object: String?
   /// The attribute or relationship at fault.
   public let property: String?
-  /// The object a relationship leads to; for ``Code/modelMismatch``, the target's model.
+  /// The object a relationship leads to; for ``Code/modelMismatch``, the target's model;
+  /// for ``Code/replica`` and ``Code/fenced``, the replication stream.
   public let target: String?
   /// The inverse relationship (``Code/referenceWouldMove``).
   public let inverse: String?
@@ -122,8 +138,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   public let count: Int?
   /// The sequence asked for (``Code/sequenceBeyondLog``, ``Code/deletedObject``).
   public let sequence: UInt64?
-  /// The last sequence of the log (``Code/sequenceBeyondLog``).
+  /// The last sequence of the log (``Code/sequenceBeyondLog``), or of the commit that holds
+  /// ``sequence`` (``Code/sequenceInsideCommit``).
   public let lastSequence: UInt64?
+  /// The commit asked for (``Code/commitBeyondLog``) or holding ``sequence``
+  /// (``Code/sequenceInsideCommit``).
+  public let commit: UInt64?
+  /// The first sequence of ``commit`` (``Code/sequenceInsideCommit``).
+  public let firstSequence: UInt64?
   /// LMDB's error (``Code/lmdb``).
   public let lmdb: LMDBError?
 
@@ -131,8 +153,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     _ code: Code, path: String? = nil, entity: String? = nil, object: String? = nil, property: String? = nil,
     target: String? = nil, inverse: String? = nil, source: String? = nil, detail: String? = nil,
     version: Int? = nil, expectedVersion: Int? = nil, position: Int? = nil, count: Int? = nil,
-    sequence: UInt64? = nil, lastSequence: UInt64? = nil, lmdb: LMDBError? = nil
+    sequence: UInt64? = nil, lastSequence: UInt64? = nil, commit: UInt64? = nil, firstSequence: UInt64? = nil,
+    lmdb: LMDBError? = nil
   ) {
+    self.commit = commit
+    self.firstSequence = firstSequence
     self.code = code
     self.path = path
     self.entity = entity
@@ -166,6 +191,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .notARelationship: return "\(entity).\(property) is an attribute, not a relationship"
     case .wrongType, .validation: return "\(object).\(property): \(detail)"
     case .noSuchObject: return "no object \(object)"
+    case .modelHashMismatch:
+      return
+        "\(path): model version \(version) does not match its content hash (written \(target), now \(detail)): its document was changed after it was stored"
+    case .invalidSortKey: return "cannot sort \(entity) by '\(property)': \(detail)"
+    case .notUnique:
+      return
+        "\(object): uniqueness constraint \(property) of \(entity): \(detail) is already held by \(target)"
     case .wrongDestination: return "\(object).\(property): \(target) is not a \(entity)"
     case .invalidPosition: return "\(object).\(property): position \(position ?? 0) is outside 0...\(count ?? 0)"
     case .corrupt: return "store is corrupt: \(detail)"
@@ -177,6 +209,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       return "\(path) was opened at model version \(expected) but is now at version \(version): open it again"
     case .sequenceBeyondLog:
       return "sequence \(sequence ?? 0) is beyond the end of the log (last is \(lastSequence ?? 0))"
+    case .commitBeyondLog:
+      return "commit \(commit ?? 0) is beyond the end of the log (last is commit \(count ?? 0))"
+    case .sequenceInsideCommit:
+      let (c, first, last) = (commit ?? 0, firstSequence ?? 0, lastSequence ?? 0)
+      return
+        "event \(sequence ?? 0) is inside commit \(c) (events \(first)...\(last)): no state there was ever committed"
     case .deletedObject:
       guard let sequence else { return "\(object) was deleted" }
       return "\(object) did not exist as of sequence \(sequence) (created later or deleted by then)"
@@ -194,9 +232,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .projectionDamaged: return "\(detail); `eventtool rebuild \(path)` makes the projections anew from the log"
     case .olderFormat:
       return
-        "\(path) is in store format \(version), whose projections carry no checksums: open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it"
+        "\(path) is in store format \(version), whose projections this version lays out otherwise (\(version < 2 ? "without checksums" : "ordered lists by position")): open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it; its projections are made anew from its log"
     case .damaged: return "\(detail); `eventtool salvage \(path) --out DIR` recovers the commits that remain"
     case .versionExists: return "the store holds model version \(version) already"
+    case .replica:
+      return
+        "\(path) is a read replica of stream '\(target)': writes go to the primary (`eventtool promote \(path) --nats URLS` makes this store the primary)"
+    case .fenced:
+      return
+        "\(path) was the primary of stream '\(target)' until another store took over (\(detail)): it takes no more writes; make a new replica from the stream"
     case .versionInUse: return "model version \(version) cannot be dropped: \(detail)"
     case .invalidCheckpointName:
       return "checkpoint name '\(property)': a checkpoint's name must have 1 to \(count ?? 0) bytes of UTF-8"
@@ -246,6 +290,24 @@ extension StoreError {
     .init(.invalidPosition, object: object, property: relationship, position: position, count: count)
   }
 
+  /// `stored` is the hash written with the model, `computed` the document's hash now.
+  public static func modelHashMismatch(path: String, version: Int, stored: String, computed: String) -> Self {
+    .init(.modelHashMismatch, path: path, target: stored, detail: computed, version: version)
+  }
+
+  /// `key` as written, `detail` what is wrong with it.
+  public static func invalidSortKey(entity: String, key: String, detail: String) -> Self {
+    .init(.invalidSortKey, entity: entity, property: key, detail: detail)
+  }
+
+  /// `attributes` as a model file writes them (`[club, number]`), `value` as messages
+  /// show values; `holder` is the object that has them.
+  public static func notUnique(object: String, entity: String, attributes: String, value: String, holder: String)
+    -> Self
+  {
+    .init(.notUnique, entity: entity, object: object, property: attributes, target: holder, detail: value)
+  }
+
   public static func validation(object: String, property: String, message: String) -> Self {
     .init(.validation, object: object, property: property, detail: message)
   }
@@ -270,6 +332,12 @@ extension StoreError {
 
   public static func versionExists(_ version: Int) -> Self { .init(.versionExists, version: version) }
 
+  public static func replica(path: String, stream: String) -> Self { .init(.replica, path: path, target: stream) }
+
+  public static func fenced(path: String, stream: String, detail: String) -> Self {
+    .init(.fenced, path: path, target: stream, detail: detail)
+  }
+
   public static func versionInUse(_ version: Int, reason: String) -> Self {
     .init(.versionInUse, detail: reason, version: version)
   }
@@ -284,6 +352,16 @@ extension StoreError {
 
   public static func sequenceBeyondLog(_ sequence: UInt64, last: UInt64) -> Self {
     .init(.sequenceBeyondLog, sequence: sequence, lastSequence: last)
+  }
+
+  /// `last` is the log's last commit.
+  public static func commitBeyondLog(_ commit: UInt64, last: UInt64) -> Self {
+    .init(.commitBeyondLog, count: Int(clamping: last), commit: commit)
+  }
+
+  /// Event `sequence` lies in commit `commit`, which holds events `first...last`.
+  public static func sequenceInsideCommit(_ sequence: UInt64, commit: UInt64, first: UInt64, last: UInt64) -> Self {
+    .init(.sequenceInsideCommit, sequence: sequence, lastSequence: last, commit: commit, firstSequence: first)
   }
 
   public static func deletedObject(_ object: String, asOf sequence: UInt64?) -> Self {

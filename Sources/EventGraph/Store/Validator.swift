@@ -1,5 +1,6 @@
 /// Checks the rules of the model on the objects a commit touched: required attributes
-/// have a value, required relationships are not empty, counts are within min/max.
+/// have a value, values keep their attribute's rules (``ValueRules``), transient attributes
+/// have none, required relationships are not empty, counts are within min/max.
 struct Validator<G: ValidatedGraph> {
   let model: Model
   let graph: G
@@ -11,6 +12,16 @@ struct Validator<G: ValidatedGraph> {
       for a in e.requiredAttributes where try !s.hasValue(a.id) {
         throw StoreError.validation(
           object: graph.display(id), property: a.name, message: "required attribute has no value")
+      }
+      for a in e.ruledAttributes {
+        guard let v = try s.value(a.id) else { continue }
+        if a.isTransient {
+          throw StoreError.validation(
+            object: graph.display(id), property: a.name, message: "transient attribute: the store keeps no value")
+        }
+        if let broken = a.rules?.violation(v) {
+          throw StoreError.validation(object: graph.display(id), property: a.name, message: broken)
+        }
       }
       for r in e.constrainedRelationships {
         let count = try graph.relatedCount(id, r.id)
@@ -31,14 +42,17 @@ struct Validator<G: ValidatedGraph> {
   }
 }
 
-/// What the validator reads of an object: its entity, and which attributes have a value.
+/// What the validator reads of an object: its entity, which attributes have a value, and
+/// the values of those with rules.
 protocol ValidatedObject {
   var entity: EntityID { get }
   func hasValue(_ attribute: PropertyID) throws -> Bool
+  func value(_ attribute: PropertyID) throws -> Value?
 }
 
 extension ObjectState: ValidatedObject {
   func hasValue(_ attribute: PropertyID) -> Bool { self[attribute] != nil }
+  func value(_ attribute: PropertyID) -> Value? { self[attribute] }
 }
 
 extension ProjectedObject: ValidatedObject {}
@@ -69,5 +83,14 @@ extension Transaction: ValidatedGraph {
   func validatedObject(_ id: ObjectID) throws -> ProjectedObject? {
     try checkOpen()
     return try projector.record(id)
+  }
+
+  /// Counted without reading the list: an ordered list keeps its length.
+  func relatedCount(_ id: ObjectID, _ relationship: PropertyID) throws -> Int {
+    try checkOpen()
+    let reader = projector.reader
+    guard let e = try reader.entity(of: id), case .relationship(let r)? = model.entity(e)?.property(relationship)?.kind
+    else { return try related(id, relationship).count }
+    return try reader.relatedCount(id, r)
   }
 }

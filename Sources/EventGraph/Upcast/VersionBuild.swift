@@ -107,6 +107,7 @@ package final class VersionBuild {
           )
         }
       }
+      for stage in stages { try Self.refuseReplacing(stage.destinationModel, txn.handle, sourceDBs, store) }
       // Fresh: every step's output, scratch state and associations start empty.
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
       for stage in stages {
@@ -114,16 +115,53 @@ package final class VersionBuild {
         try txn.empty(stage.output.log)
         try txn.empty(stage.forward)
         try txn.empty(stage.reverse)
-        try txn.put(
-          sourceDBs.models, key: BigEndianKey(UInt64(stage.destinationModel.version)),
-          value: Array(stage.destinationModel.jsonText.utf8))
+        try sourceDBs.putModel(stage.destinationModel, txn.handle)
       }
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
-      try txn.put(sourceDBs.meta, key: keys.nextID, value: BigEndianKey(last + 1))
-      try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(last + 1))
+      // Each step gives identities from its destination version's band.
+      let bases = stages.map { Self.firstNewIdentity(version: $0.destinationModel.version, sourceLast: last) }
+      for (i, base) in bases.enumerated() {
+        try txn.put(sourceDBs.meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(base))
+      }
+      try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(bases.min() ?? last + 1))
       return false
     }
+  }
+
+  /// Refuses a model whose version the store knows with another content hash: a version
+  /// that holds commits, is active, or was ever switched to. (An unfinished upcast's
+  /// model, never used, may be replaced.)
+  private static func refuseReplacing(_ model: Model, _ txn: WriteHandle, _ dbs: StoreDatabases, _ store: EventStore)
+    throws
+  {
+    let v = model.version
+    guard let stored = try dbs.storedModel(v, txn, path: store.path) else { return }
+    let hash = try dbs.storedModelHash(v, txn) ?? stored.contentHash
+    guard hash != model.contentHash else { return }
+    let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false)
+    let hasCommits = try log.map { try txn.statistics($0).entries > 0 } ?? false
+    let switchedTo = try txn.contains(dbs.meta, key: UpcastKeys(version: v).from)
+    guard active == v || hasCommits || switchedTo else { return }
+    throw VersionBuildError(
+      "the store already has a model version \(v) (sha256 \(hash.prefix(12))…), and this one differs (sha256 \(model.contentHash.prefix(12))…): \(stored.differences(from: model, names: ("the store's", "the new one")).joined(separator: ", ")); give the new model another version number"
+    )
+  }
+
+  /// Where the identities of objects an upcast makes (split-out objects, a policy's new
+  /// ones) begin: the destination version's band, `version` × 10^12 + 1.
+  ///
+  /// The band depends on nothing the source log has: so the upcast of the log's first k
+  /// commits gives the same identities as the upcast of the whole log, commit for commit
+  /// (a following upcast depends on it), and a source that keeps taking inserts, with
+  /// identities counted from its own last one, never reaches the band. Above the band
+  /// only when the source's identities already are (they came from such a band themselves
+  /// and overflowed it): then one past the source's last.
+  static func firstNewIdentity(version: Int, sourceLast: UInt64) -> UInt64 {
+    let (band, overflow) = UInt64(max(0, version)).multipliedReportingOverflow(by: 1_000_000_000_000)
+    guard !overflow, band < UInt64.max else { return sourceLast + 1 }
+    return max(band + 1, sourceLast + 1)
   }
 
   // MARK: - Batches
@@ -159,9 +197,13 @@ package final class VersionBuild {
     let txn = batch.handle
     let meta = sourceDBs.meta
     guard let cp = try txn.get(meta, key: keys.checkpoint),
-      let checkpoint = BigEndianKey.decode(cp),
-      let nx = try txn.get(meta, key: keys.nextID), let nextID = BigEndianKey.decode(nx)
+      let checkpoint = BigEndianKey.decode(cp)
     else { throw VersionBuildError("the upcast's checkpoint is missing") }
+    let counters = try stages.indices.map { i in
+      guard let nx = try txn.get(meta, key: keys.nextID(stage: i, of: stages.count)), let next = BigEndianKey.decode(nx)
+      else { throw VersionBuildError("the upcast's checkpoint is missing") }
+      return IdentityCounter(next: next)
+    }
     // Another writer may have added source objects since the upcast started (it writes
     // batch by batch): their identities may be given already.
     guard let b = try txn.get(meta, key: keys.base), let base = BigEndianKey.decode(b),
@@ -189,7 +231,6 @@ package final class VersionBuild {
     let associations = stages.map {
       Associations(txn: txn, forward: $0.forward, reverse: $0.reverse, keepsReverse: $0.keepsReverse)
     }
-    let counter = IdentityCounter(next: nextID)
     for c in commits {
       var input = c.events
       for (i, stage) in stages.enumerated() {
@@ -199,7 +240,7 @@ package final class VersionBuild {
         let step = UpcastStep(
           index: i, commit: c, events: input, stage: stage, source: SourceGraph(projector: projector),
           associations: associations[i], destination: batch.writing(to: stage.output, model: stage.destinationModel),
-          identities: counter)
+          identities: counters[i])
         defer { step.close() }
         try step.applySourceEvents()
         try migrate(step)
@@ -215,7 +256,9 @@ package final class VersionBuild {
     }
     try sourceProjector.writeObjects()
     try txn.put(meta, key: keys.checkpoint, value: BigEndianKey(last))
-    try txn.put(meta, key: keys.nextID, value: BigEndianKey(counter.next))
+    for (i, counter) in counters.enumerated() {
+      try txn.put(meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(counter.next))
+    }
     if done { try finish(txn, sourceEnd: last) }
     counts.finished = done
     return counts
@@ -228,7 +271,8 @@ package final class VersionBuild {
     try txn.put(meta, key: MetaKey.activeVersion, value: String(destinationModel.version))
     try txn.put(meta, key: keys.from, value: String(store.model.version))
     try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(sourceEnd))
-    for k in [keys.checkpoint, keys.nextID, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
+    for k in [keys.checkpoint, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
+    for i in stages.indices { try txn.delete(meta, key: keys.nextID(stage: i, of: stages.count)) }
     for (_, db) in stages[0].source.projections { try txn.empty(db) }
     for stage in stages {
       if !stage.isFinal {
@@ -288,6 +332,8 @@ struct UpcastKeys {
   /// The last sequence of the last source commit done.
   var checkpoint: String { prefix + "checkpoint" }
   var nextID: String { prefix + "nextID" }
+  /// The next identity step `i` of a chain of `count` gives (the last step's is ``nextID``).
+  func nextID(stage i: Int, of count: Int) -> String { i == count - 1 ? nextID : stagePrefix(i) + "nextID" }
   /// The first identity the destination could give a new object: one past the source's
   /// last identity when the upcast started.
   var base: String { prefix + "base" }
@@ -332,6 +378,7 @@ extension VersionBuild {
       guard target >= 1, try txn.get(store.dbs.models, key: BigEndianKey(UInt64(target))) != nil,
         try txn.openDatabase(StoreDatabases.name("log", version: target), create: false) != nil
       else { throw VersionBuildError("\(path) has no version \(target)") }
+      if let m = try store.dbs.storedModel(target, txn, path: path) { try store.dbs.checkModelHash(m, txn, path: path) }
       // Forward to an upcast's result only if its source log has not moved on since.
       let keys = UpcastKeys(version: target)
       if let from = try text(keys.from).flatMap(Int.init), from == active {

@@ -14,9 +14,16 @@ extension Value {
   /// converts to an integer type only when it is integral and in range. Nothing else
   /// converts: a string is never silently read as a number.
   ///
+  /// A number that overflows the type (`1e50` for a float) is refused, and so is a double
+  /// or float that is not finite (infinity and NaN, which no public format can write).
+  ///
   /// - Throws: ``ValueError`` saying what did not fit.
   public func converted(to type: AttributeType) throws(ValueError) -> Value {
-    if self.type == type { return self }
+    if self.type == type {
+      guard isFinite else { throw ValueError("\(displayText) is not a finite \(type.rawValue)") }
+      return self
+    }
+    guard isFinite else { throw ValueError("\(displayText) does not fit \(type.rawValue)") }
     switch (self, type) {
     case (_, .int16), (_, .int32), (_, .int64):
       guard let n = exactInteger else {
@@ -34,15 +41,41 @@ extension Value {
     case (_, .double):
       if let d = doubleValue { return .double(d) }
     case (_, .float):
-      if let d = doubleValue { return .float(Float(d)) }
+      if let d = doubleValue {
+        let f = Float(d)
+        guard f.isFinite else { throw ValueError("\(displayText) does not fit float") }
+        return .float(f)
+      }
     case (_, .decimal):
       if let n = integerValue { return .decimal(Decimal(n)) }
-      if case .double(let d) = self { return .decimal(Decimal(d)) }
-      if case .float(let f) = self { return .decimal(Decimal(Double(f))) }
+      if let d = binaryFloatingValue {
+        // Decimal's exponent stops near 1e165; beyond it the conversion gives NaN.
+        let v = Decimal(d)
+        guard !v.isNaN, v.isFinite else { throw ValueError("\(displayText) does not fit decimal") }
+        return .decimal(v)
+      }
     default:
       break
     }
     throw ValueError("expected \(type.rawValue), got \(self.type.rawValue) \(self.displayText)")
+  }
+
+  /// Whether the value is not a double or float infinity or NaN (nor a decimal NaN).
+  var isFinite: Bool {
+    switch self {
+    case .double(let d): d.isFinite
+    case .float(let f): f.isFinite
+    case .decimal(let d): !d.isNaN
+    default: true
+    }
+  }
+
+  private var binaryFloatingValue: Double? {
+    switch self {
+    case .double(let d): d
+    case .float(let f): Double(f)
+    default: nil
+    }
   }
 
   /// The integer this value is exactly, if any (an integral double counts).

@@ -271,6 +271,8 @@ struct MappingBuilder {
         let e = try expression(text, src, ["source": .object(src.id)], at: at)
         try checkAssignable(e, to: a, at: at)
         result.append((a, e))
+      } else if a.isTransient {
+        continue  // the store keeps no value for it: nothing is inferred
       } else if let sp = sourceProperty(for: a.name, renaming: a.renamingIdentifier, in: src),
         case .attribute(let sa) = sp.kind
       {

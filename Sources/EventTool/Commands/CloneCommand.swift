@@ -24,19 +24,19 @@ struct CloneCommand: ToolCommand {
       OptionSpec(
         "set", valueName: "ATTR=EXPR", help: "Compute an attribute of the copies with an expression.",
         isRepeatable: true),
-      OptionSpec("at", valueName: "SEQ", help: "Copy the subgraph as it was after event SEQ."),
+    ] + TimePoint.options + [
       OptionSpec("into", valueName: "STORE2", help: "Write the copy into another store with the same model."),
       OptionSpec("json", help: "Print the new root and the map from old to new identities as JSON."),
     ],
     examples: [
       "eventtool clone company.store Company/1",
       "eventtool clone company.store Company/1 --skip departments --set \"Company.name=concat(name, ' (copy)')\" --json",
-      "eventtool clone company.store Company/1 --at 120 --into archive.store",
+      "eventtool clone company.store Company/1 --at-commit 12 --into archive.store",
     ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let point = try TimePoint.parse(a)
     let text = try a.required("ID")
-    let at = try a.sequence("at")
     var policy: [String: CopyPolicy] = [:]
     for (option, p) in [("deep", CopyPolicy.deep), ("reference", .reference), ("skip", .skip)] {
       for name in a.values(option).flatMap({ $0.split(separator: ",") }) {
@@ -56,6 +56,7 @@ struct CloneCommand: ToolCommand {
       }
     }
     let store = try openStore(try a.required("STORE"), writing: true)
+    let at = try point?.sequence(in: store)
     let root = try store.read { try LogCommand.identity(text, in: $0) }
     let target = try a.value("into").map { try openStore($0, writing: true) }
     let bar = io.progress("clone \(text): objects read", total: nil)
@@ -95,8 +96,8 @@ struct SnapshotCommand: ToolCommand {
     options: [
       OptionSpec("out", valueName: "DIR", help: "The new store's directory (it must not exist).", isRequired: true),
       OptionSpec("root", valueName: "ID", help: "Only this object's subgraph (by the copy policies)."),
-      OptionSpec("at", valueName: "SEQ", help: "The state after event SEQ."),
-      OptionSpec("with-history", help: "Replay the events commit by commit instead of one state."),
+    ] + TimePoint.options + [
+      OptionSpec("with-history", help: "Replay the events commit by commit instead of one state.")
     ],
     examples: [
       "eventtool snapshot company.store --out compact.store",
@@ -104,9 +105,10 @@ struct SnapshotCommand: ToolCommand {
     ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
-    let at = try a.sequence("at")
+    let point = try TimePoint.parse(a)
     let out = a.value("out") ?? ""
     let store = try openStore(try a.required("STORE"))
+    let at = try point?.sequence(in: store)
     let root = try a.value("root").map { text in try store.read { try LogCommand.identity(text, in: $0) } }
     let bar = io.progress("snapshot: objects read", total: nil)
     let r = try store.snapshot(

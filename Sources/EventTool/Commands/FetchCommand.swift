@@ -6,7 +6,8 @@ struct FetchCommand: ToolCommand {
     discussion: """
       The predicate is the NSPredicate format-string subset of Docs/query-language.md. An equality, range, \
       BETWEEN or IN on an attribute declared "indexed": true reads only that range of the index; anything \
-      else scans the entity (sub-entities included).
+      else scans the entity (sub-entities included). $NAME in the predicate takes the value --var NAME=VALUE \
+      gives; a sort key may follow to-one relationships (company.name).
       """,
     positionals: [
       PositionalSpec("STORE", help: "The store directory."),
@@ -14,8 +15,10 @@ struct FetchCommand: ToolCommand {
     ],
     options: [
       OptionSpec("where", valueName: "PREDICATE", help: "Only objects for which the predicate holds."),
+      QueryVariables.option,
       OptionSpec(
-        "sort", valueName: "KEY", help: "Sort by an attribute: 'name', 'name desc' or '-name'. Repeatable.",
+        "sort", valueName: "KEY",
+        help: "Sort by an attribute or a to-one key path: 'name', 'company.name desc' or '-name'. Repeatable.",
         isRepeatable: true),
       OptionSpec("limit", valueName: "N", help: "At most N objects."),
       OptionSpec("offset", valueName: "N", help: "Skip the first N objects."),
@@ -24,6 +27,7 @@ struct FetchCommand: ToolCommand {
     examples: [
       "eventtool fetch book.store PhoneBook --where \"type == 2\" --sort phoneNumber",
       "eventtool fetch book.store AddressBook --where \"lastName BEGINSWITH[c] 'ta'\" --limit 10 --json",
+      "eventtool fetch company.store Employee --where \"salary >= $min\" --var min=50000 --sort department.name",
     ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
@@ -34,6 +38,7 @@ struct FetchCommand: ToolCommand {
       }
       return d
     }
+    let variables = try QueryVariables.parse(a)
     let limit = try a.int("limit")
     let offset = try a.int("offset") ?? 0
     if let limit, limit < 0 { throw ToolError.usage("--limit needs 0 or more, not \(limit)") }
@@ -43,7 +48,8 @@ struct FetchCommand: ToolCommand {
     try store.read { s in
       let result: FetchResult
       do {
-        result = try s.fetch(entity, where: predicate, sortedBy: sort, limit: limit, offset: offset)
+        result = try s.fetch(
+          entity, where: predicate, variables: variables, sortedBy: sort, limit: limit, offset: offset)
       } catch let e as QueryError {
         throw ToolError.failed("--where \(predicate.map { "'\($0)'" } ?? ""): \(e)")
       }

@@ -3,25 +3,28 @@ import EventGraph
 struct ShowCommand: ToolCommand {
   let spec = CommandSpec(
     name: "show", abstract: "Show one object: its attributes and relationships.",
+    discussion: """
+      --at-commit N shows the object as commit N left it; --at SEQ as it was after event SEQ, which must be the \
+      last event of its commit: no state inside a commit was ever committed.
+      """,
     positionals: [
       PositionalSpec("STORE", help: "The store directory."),
       PositionalSpec("ID", help: "The object's identity, Entity/N."),
     ],
-    options: [
-      OptionSpec("at", valueName: "SEQ", help: "The object as it was after event SEQ (time travel)."),
-      OptionSpec("json", help: "Print the object as its export line."),
-    ],
-    examples: ["eventtool show book.store AddressBook/1", "eventtool show book.store AddressBook/1 --at 3 --json"])
+    options: TimePoint.options + [OptionSpec("json", help: "Print the object as its export line.")],
+    examples: [
+      "eventtool show book.store AddressBook/1", "eventtool show book.store AddressBook/1 --at-commit 2 --json",
+      "eventtool show book.store AddressBook/1 --at 12",
+    ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let point = try TimePoint.parse(a)
     let text = try a.required("ID")
-    let at = try a.sequence("at")
     let store = try openStore(try a.required("STORE"))
+    let at = try point?.sequence(in: store)
     try store.read { s in
       let record: ObjectRecord
       if let at {
-        let end = try s.logEnd().sequence
-        guard at <= end else { throw StoreError.sequenceBeyondLog(at, last: end) }
         let id = try LogCommand.identity(text, in: s)
         guard let v = try s.object(id, asOf: at) else {
           throw ToolError.failed("\(text) did not exist after event \(at)")

@@ -4,18 +4,31 @@ internal import EventGraphText
 struct StatsCommand: ToolCommand {
   let spec = CommandSpec(
     name: "stats",
-    abstract: "Print counts: commits, events, objects per entity, database sizes, the file and the bytes in use.",
+    abstract:
+      "Print counts: commits, events, objects per entity, database sizes, the file, the bytes in use and the free pages; the model versions with their content hashes; the replication role.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     options: [OptionSpec("json", help: "Print the figures as JSON.")],
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
-    let st = try openStore(try a.required("STORE")).statistics()
+    let store = try openStore(try a.required("STORE"))
+    let st = try store.statistics()
+    let role = try store.replicationRole()
+    let position = try store.checkpoint(named: "replication.position").map { String(decoding: $0, as: UTF8.self) }
     if a.flag("json") {
       io.print(
         JSON.object([
           JSONField("store", .string(st.path)), JSONField("storeID", .string(st.storeID)),
           JSONField("model", .string(st.modelName)), JSONField("version", .int(Int64(st.modelVersion))),
+          JSONField(
+            "models",
+            .array(
+              st.models.map {
+                .object([
+                  JSONField("version", .int(Int64($0.version))), JSONField("name", .string($0.name)),
+                  JSONField("sha256", .string($0.hash)),
+                ])
+              })),
           JSONField("commits", .int(Int64(st.commits))), JSONField("events", .int(Int64(st.events))),
           JSONField("objects", .object(st.objectsPerEntity.map { JSONField($0.entity, .int(Int64($0.count))) })),
           JSONField(
@@ -27,15 +40,36 @@ struct StatsCommand: ToolCommand {
                   .object([JSONField("entries", .int(Int64($0.entries))), JSONField("pages", .int(Int64($0.pages)))]))
               })),
           JSONField("mapSize", .int(Int64(st.mapSize))), JSONField("fileSize", .int(Int64(st.fileSize))),
-          JSONField("usedSize", .int(Int64(st.usedSize))),
+          JSONField("usedSize", .int(Int64(st.usedSize))), JSONField("freePages", .int(Int64(st.freePages))),
+          JSONField("pageSize", .int(Int64(st.pageSize))),
+          JSONField(
+            "replication",
+            role.map { r in
+              .object([
+                JSONField("role", .string(r.kind.rawValue)), JSONField("stream", .string(r.stream)),
+                JSONField("streamSequence", position.flatMap { Int64($0) }.map { .int($0) } ?? .null),
+                JSONField("fencedBecause", r.kind == .fenced ? .string(r.detail) : .null),
+              ])
+            } ?? .null),
         ]).serialized())
       return
     }
     io.print("store    \(st.path) (\(st.storeID))")
     io.print("model    \(st.modelName) v\(st.modelVersion)")
+    for m in st.models {
+      io.print("version  v\(m.version) \(m.name) sha256 \(m.hash)\(m.version == st.modelVersion ? " (active)" : "")")
+    }
     io.print("log      \(st.commits) commits, \(st.events) events")
     for (e, n) in st.objectsPerEntity { io.print("objects  \(e): \(n)") }
     for (name, entries, pages) in st.databases { io.print("db       \(name): \(entries) entries, \(pages) pages") }
     io.print("file     \(st.fileSize) bytes (\(st.usedSize) in use, map \(st.mapSize) bytes)")
+    io.print(
+      "free     \(st.freePages) pages (\(st.freePages * st.pageSize) bytes) on the free list, reused by later writes; 'eventtool compact' gives them back"
+    )
+    if let role {
+      let at = role.kind == .replica ? ", applied through stream sequence \(position ?? "0")" : ""
+      let why = role.kind == .fenced ? " (\(role.detail))" : ""
+      io.print("role     \(role.kind.rawValue) of stream \(role.stream)\(at)\(why)")
+    }
   }
 }

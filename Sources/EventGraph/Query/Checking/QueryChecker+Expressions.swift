@@ -154,7 +154,7 @@ extension QueryChecker {
       return .attribute(.date)
     case .uuid:
       return .attribute(.uuid)
-    case .length:
+    case .length, .utf16length:
       try require({ $0.isText || $0 == .binary }, "a string or binary data")
       return .attribute(.int64)
     case .abs:

@@ -66,6 +66,15 @@ extension QueryChecker {
             return .value(.attributeOf(objects, a.id), .attribute(a.type))
           }
           let nextOffset = path.offset(ofComponent: i + 1) ?? start
+          // `name.length`: Foundation answers NSString's length (UTF-16 code units), and
+          // NSData's (bytes).
+          if rest.count == 1, case .property("length") = rest.first, pending == nil, !isToMany,
+            a.type.isText || a.type == .binary
+          {
+            let value: ValueCode =
+              if steps.isEmpty, case .object = root { .attribute(a.id) } else { .attributeOf(objects, a.id) }
+            return .value(.function(.utf16length, [value], offset: position(nextOffset)), .attribute(.int64))
+          }
           guard rest.count == 1, case .aggregate(let aggregate) = rest.first else {
             throw afterAttribute(a, entity, at: nextOffset)
           }

@@ -11,6 +11,7 @@ import Foundation
 /// | `now()` | — | the current date |
 /// | `uuid()` | — | a new random UUID |
 /// | `length(x)` | a string or binary | characters or bytes, `int64`; nil for nil |
+/// | `utf16length(x)` | a string or binary | UTF-16 code units (NSString's `length`) or bytes; nil for nil |
 /// | `abs(x)` | a number | its magnitude (integers give `int64`) |
 @usableFromInline
 enum Functions {
@@ -39,6 +40,12 @@ enum Functions {
     case .length:
       switch first {
       case .string(let s)?, .uri(let s)?: return .int64(Int64(s.count))
+      case .binary(let b)?: return .int64(Int64(b.count))
+      default: return nil
+      }
+    case .utf16length:
+      switch first {
+      case .string(let s)?, .uri(let s)?: return .int64(Int64(s.utf16.count))
       case .binary(let b)?: return .int64(Int64(b.count))
       default: return nil
       }

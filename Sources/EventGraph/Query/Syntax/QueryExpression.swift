@@ -133,12 +133,15 @@ public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
 /// Names are case-insensitive in the text.
 public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
   case uppercase, lowercase, trim, concat, coalesce, now, uuid, length, abs
+  /// A string's length in UTF-16 code units (NSString's `length`), binary data's in bytes:
+  /// what a key path's `.length` answers, as Foundation does.
+  case utf16length
 
   /// How many arguments the function takes: an exact count, or at least one.
   var arity: (minimum: Int, maximum: Int?) {
     switch self {
     case .now, .uuid: (0, 0)
-    case .uppercase, .lowercase, .trim, .length, .abs: (1, 1)
+    case .uppercase, .lowercase, .trim, .length, .abs, .utf16length: (1, 1)
     case .concat, .coalesce: (1, nil)
     }
   }

@@ -129,6 +129,13 @@ extension QueryParser {
   /// `name(`: a call, or an error naming the nearest function.
   private mutating func openCall(_ name: String) throws(QueryError) -> Bool {
     let start = token.start
+    if name.lowercased() == "function" {
+      try advance()  // the name
+      try openGroup(.method(nameStart: start), at: token.start)
+      try advance()  // the '('
+      guard token.kind == .symbol(.closeParen) else { return true }
+      throw fail("FUNCTION takes a receiver and a method name, as in FUNCTION(name, 'length')", at: start)
+    }
     guard let function = QueryFunction(rawValue: name.lowercased()) else {
       let hint = NameSuggestion.hint(for: name.lowercased(), among: QueryFunction.allCases.map(\.rawValue))
       throw fail("unknown function '\(name)'\(hint)", at: start)

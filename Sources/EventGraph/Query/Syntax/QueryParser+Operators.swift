@@ -167,6 +167,14 @@ extension QueryParser {
       let call = try checked(QueryExpression(.function(function, collected), at: nameStart))
       operands.append(Operand(node: .expression(call), start: nameStart, isBare: false))
       try advance()
+    case (.method(let nameStart), .symbol(.closeParen)):
+      var collected = items.removeLast()
+      collected.append(try expression(try popOperand()))
+      frames.removeLast()
+      let call = try checked(
+        QueryExpression(.function(try method(collected, at: nameStart), [collected[0]]), at: nameStart))
+      operands.append(Operand(node: .expression(call), start: nameStart, isBare: false))
+      try advance()
     case (.list(let isBetween), .symbol(.closeBrace)):
       var collected = items.removeLast()
       if !empty { collected.append(try expression(try popOperand())) }

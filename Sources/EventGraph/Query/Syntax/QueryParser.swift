@@ -34,6 +34,8 @@ struct QueryParser {
     case parenthesis
     case list(isBetween: Bool)
     case call(QueryFunction, nameStart: Int)
+    /// Foundation's `FUNCTION(receiver, 'method')`.
+    case method(nameStart: Int)
   }
 
   /// A pending operator or open group.
@@ -165,7 +167,7 @@ struct QueryParser {
   func groupAllowsPredicates() -> Bool {
     switch innermostGroup() {
     case .parenthesis?: true
-    case .list?, .call?: false
+    case .list?, .call?, .method?: false
     case nil: mode == .predicate
     }
   }
@@ -177,7 +179,7 @@ extension QueryParser.Group {
     switch self {
     case .parenthesis: "')'"
     case .list: "',' or '}'"
-    case .call: "',' or ')'"
+    case .call, .method: "',' or ')'"
     }
   }
 }
