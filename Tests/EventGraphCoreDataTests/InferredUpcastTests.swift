@@ -7,7 +7,7 @@ import Testing
 /// The two imported SwiftGen versions, through the store's own upcast (Docs/migration.md).
 @Suite("Imported versions upcast by inference")
 struct InferredUpcastTests {
-  func models(options: ModelWriterOptions = .loadable) throws -> [Model] {
+  func models(options: ModelWriterOptions = .full) throws -> [Model] {
     let (name, versions) = try CoreDataModelBundle.read(Fixtures.swiftGen)
     return try versions.map { v in
       try Model(

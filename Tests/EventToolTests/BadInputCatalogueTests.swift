@@ -12,7 +12,7 @@ import Testing
 struct BadInputCatalogueTests {
   static let cases: [BadInput] =
     (BadInput.fileCases + BadInput.storeCases + BadInput.migrationCases + BadInput.maintenanceCases
-      + BadInput.coreDataCases)
+    + BadInput.coreDataCases)
     .filter { $0.access == .owner || Permissions.canTest }
 
   @Test("refuses the input, names what is wrong, changes nothing", arguments: cases)

@@ -114,13 +114,14 @@ struct XMLObjectReader {
         var values: [(Attribute, Value?)] = []
         for a in o.children("attribute") {
           let name = a.attributes["name"] ?? ""
-          guard let attr = e.attributes.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+          guard let attr = e.attributes.first(where: { $0.name.lowercased() == name.lowercased() && !$0.isTransient })
+          else {
             unknown.insert("\(e.name).\(name)")
             continue
           }
           values.append((attr, try Self.value(a.text, attr, at: at)))
         }
-        for attr in e.attributes where !attr.isOptional && attr.defaultValue == nil {
+        for attr in e.attributes where !attr.isOptional && !attr.isTransient && attr.defaultValue == nil {
           guard values.contains(where: { $0.0.id == attr.id }) else {
             throw BadRow(table: "", row: at, message: "\(e.name).\(attr.name) is required and has no value")
           }
