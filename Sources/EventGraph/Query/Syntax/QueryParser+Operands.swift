@@ -129,12 +129,16 @@ extension QueryParser {
   /// `name(`: a call, or an error naming the nearest function.
   private mutating func openCall(_ name: String) throws(QueryError) -> Bool {
     let start = token.start
-    if name.lowercased() == "function" {
+    if ["function", "cast"].contains(name.lowercased()) {
+      let isCast = name.lowercased() == "cast"
       try advance()  // the name
-      try openGroup(.method(nameStart: start), at: token.start)
+      try openGroup(.method(nameStart: start, isCast: isCast), at: token.start)
       try advance()  // the '('
       guard token.kind == .symbol(.closeParen) else { return true }
-      throw fail("FUNCTION takes a receiver and a method name, as in FUNCTION(name, 'length')", at: start)
+      throw fail(
+        isCast
+          ? "CAST takes a value and a class name, as in CAST('2026-01-01T00:00:00Z', 'NSDate')"
+          : "FUNCTION takes a receiver and a method name, as in FUNCTION(name, 'length')", at: start)
     }
     guard let function = QueryFunction(rawValue: name.lowercased()) else {
       let hint = NameSuggestion.hint(for: name.lowercased(), among: QueryFunction.allCases.map(\.rawValue))
