@@ -63,7 +63,7 @@ extension Snapshot {
   /// The live objects of `entity` (sub-entities included) for which `predicate` holds,
   /// sorted, then `offset` skipped and at most `limit` kept.
   ///
-  /// An equality, range, `BETWEEN` or `IN` on an attribute declared `"indexed": true`
+  /// An equality, range, `BETWEEN`, `IN` or `BEGINSWITH` on an attribute declared `"indexed": true`
   /// (alone, or as one clause of an `AND`) reads only that range of the index; the whole
   /// predicate is then checked on each candidate. Anything else scans the entity.
   ///

@@ -64,6 +64,12 @@ struct IndexPlan {
       guard case .list(let items) = other.kind, items.count == 2, let lo = encoded(items[0]), let hi = encoded(items[1])
       else { return nil }
       return IndexPlan(attribute: a, ranges: [(lo, hi)])
+    case .beginsWith:
+      // Every string with the prefix: its key starts with the prefix's bytes (in normal form
+      // C, as the index holds strings), which no content byte of 0xFF can follow.
+      guard a.type == .string, case .literal(.string(let p)) = other.kind else { return nil }
+      let low = IndexKey.prefixBytes(p)
+      return IndexPlan(attribute: a, ranges: [(low, low + [0xFF])])
     case .in:
       guard case .list(let items) = other.kind else { return nil }
       let points = items.compactMap(encoded)
