@@ -116,6 +116,22 @@ struct FetchTests {
     #expect(try store.fetch("Item", where: "name BEGINSWITH[c] 'ap'").index == nil)
   }
 
+  @Test("an OR whose every clause an index serves reads the union of their ranges")
+  func orUsesUnion() throws {
+    let (store, dir) = try makeStore(try Self.model())
+    defer { removeDirectory(dir) }
+    try Self.fill(store, seed: 5, count: 300)
+    let r = try store.fetch("Item", where: "name == 'apple' OR age == 3 OR name BEGINSWITH 'ba'")
+    #expect(r.index == "name, age")
+    #expect(!r.objects.isEmpty && r.examined == r.objects.count)
+    let all = try store.fetch("Item").objects.count
+    #expect(r.examined < all)
+    // One clause no index serves: a scan. Inside an AND, the union competes with the rest.
+    #expect(try store.fetch("Item", where: "name == 'apple' OR tag == 't1'").index == nil)
+    #expect(try store.fetch("Item", where: "(name == 'apple' OR age == 3) AND flag == TRUE").index == "flag")
+    #expect(try store.fetch("Item", where: "(name == 'apple' OR age == 3) AND tag == 't1'").index == "name, age")
+  }
+
   @Test("an equality on an indexed attribute examines only the matching objects")
   func equalityUsesIndex() throws {
     let (store, dir) = try makeStore(try Self.model())

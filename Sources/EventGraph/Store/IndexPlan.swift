@@ -9,19 +9,31 @@ struct IndexPlan {
   /// Several points for `IN`.
   let ranges: [(low: [UInt8]?, high: [UInt8]?)]
 
-  /// The best index range for a predicate on `entity`, or `nil` when none applies: an
-  /// equality beats `IN`, which beats a range.
-  static func choose(_ p: QueryPredicate, entity: Entity) -> IndexPlan? {
+  /// The best index ranges for a predicate on `entity`, or `nil` when none applies.
+  ///
+  /// Their objects together hold every object the predicate can match. An equality beats
+  /// `IN`, which beats a range, which beats a union. An `OR` is served when each of its
+  /// clauses is, by the union of their ranges (on one attribute or several); an `AND` by its
+  /// best clause.
+  static func choose(_ p: QueryPredicate, entity: Entity) -> [IndexPlan]? {
     switch p.kind {
-    case .comparison(let c): return plan(c, entity)
+    case .comparison(let c): return plan(c, entity).map { [$0] }
     case .and(let clauses):
       let plans = clauses.compactMap { choose($0, entity: entity) }
       return plans.min { rank($0) < rank($1) }
+    case .or(let clauses):
+      var union: [IndexPlan] = []
+      for clause in clauses {
+        guard let plans = choose(clause, entity: entity) else { return nil }
+        union += plans
+      }
+      return union.isEmpty ? nil : union
     default: return nil
     }
   }
 
-  private static func rank(_ p: IndexPlan) -> Int {
+  private static func rank(_ plans: [IndexPlan]) -> Int {
+    guard plans.count == 1, let p = plans.first else { return 4 + plans.count }
     if p.ranges.allSatisfy({ $0.low != nil && $0.low == $0.high }) { return p.ranges.count == 1 ? 0 : 1 }
     return p.ranges.allSatisfy({ $0.low != nil && $0.high != nil }) ? 2 : 3
   }
@@ -95,10 +107,21 @@ struct IndexPlan {
     }
   }
 
-  /// The objects in the ranges, for each of `kinds` (the entity and its sub-entities), in
-  /// identity order without repeats.
-  func candidates<T: TransactionReading>(reader: GraphReader<T>, kinds: [EntityID]) throws -> [ObjectID] {
+  /// The objects in the ranges of every plan, for each of `kinds` (the entity and its
+  /// sub-entities), in identity order without repeats.
+  static func candidates<T: TransactionReading>(_ plans: [IndexPlan], reader: GraphReader<T>, kinds: [EntityID])
+    throws -> [ObjectID]
+  {
     var found = Set<ObjectID>()
+    for plan in plans { try plan.collect(into: &found, reader: reader, kinds: kinds) }
+    return found.sorted()
+  }
+
+  private func collect<T: TransactionReading>(
+    into found: inout Set<ObjectID>, reader: GraphReader<T>, kinds: [EntityID]
+  )
+    throws
+  {
     for kind in kinds {
       let prefix = IndexKey.prefix(entity: kind, attribute: attribute.id)
       for (low, high) in ranges {
@@ -111,6 +134,5 @@ struct IndexPlan {
         }
       }
     }
-    return found.sorted()
   }
 }
