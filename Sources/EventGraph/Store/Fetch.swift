@@ -87,6 +87,14 @@ extension Snapshot {
     let source = ProjectionSource(reader: reader)
     var plans: [IndexPlan]? = nil
     if let compiled { plans = IndexPlan.choose(compiled.predicate, entity: e) }
+    // No range to read: the sort's index may give the page in order, and stop early.
+    if plans == nil,
+      let served = try fetchInIndexOrder(
+        e, sortKeys, limit: limit, offset: offset,
+        matches: { o in try compiled?.evaluate(o, in: source, variables: bindings) ?? true })
+    {
+      return FetchResult(objects: served.objects, index: sortKeys.first?.0.attribute.name, examined: served.examined)
+    }
     let candidates =
       try plans.map { try IndexPlan.candidates($0, reader: reader, kinds: model.descendants(of: e.id)) }
       ?? reader.objects(of: e.id)
