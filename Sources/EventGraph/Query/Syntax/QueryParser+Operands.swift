@@ -164,6 +164,7 @@ extension QueryParser {
       // `employees@count`: an aggregate step needs its dot.
       throw expected("'.' before the aggregate")
     }
+    try sizeIndex(&components, &offsets)
     while token.kind == .symbol(.dot) {
       try advance()
       offsets.append(token.start)
@@ -171,6 +172,7 @@ extension QueryParser {
       case .identifier(let name, _):
         components.append(.property(name))
         try advance()
+        try sizeIndex(&components, &offsets)
       case .aggregate:
         components.append(try aggregateComponent())
       case .keyword(let k):
@@ -182,6 +184,25 @@ extension QueryParser {
       }
     }
     push(.keyPath(QueryKeyPath(variable: variable, components: components, offsets: offsets)), at: start)
+  }
+
+  /// Foundation's `[SIZE]` after a to-many name, `children[SIZE]`: the same as `.@count`.
+  /// (`[FIRST]`, `[LAST]` and `[n]` are not read: they are refused, naming `[SIZE]`.)
+  private mutating func sizeIndex(
+    _ components: inout [QueryKeyPath.Component], _ offsets: inout [Int]
+  ) throws(QueryError) {
+    guard token.kind == .symbol(.openBracket), !components.isEmpty else { return }
+    let start = token.start
+    try advance()
+    guard case .identifier(let word, _) = token.kind, word.uppercased() == "SIZE" else {
+      throw fail(
+        "only [SIZE] follows a key path here (as .@count); [FIRST], [LAST] and [n] are not supported", at: start)
+    }
+    try advance()
+    guard token.kind == .symbol(.closeBracket) else { throw expected("']' after [SIZE") }
+    try advance()
+    offsets.append(start)
+    components.append(.aggregate(.count))
   }
 
   private mutating func aggregateComponent() throws(QueryError) -> QueryKeyPath.Component {
