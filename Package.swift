@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "LMDB", targets: ["LMDB"]),
     .library(name: "EventGraph", targets: ["EventGraph"]),
     .library(name: "EventGraphMigration", targets: ["EventGraphMigration"]),
+    .library(name: "EventGraphReplication", targets: ["EventGraphReplication"]),
     .library(name: "EventTool", targets: ["EventTool"]),
     .executable(name: "eventtool", targets: ["eventtool"]),
   ],
@@ -19,6 +20,12 @@ let package = Package(
     // Intel's storage acceleration library (Debian's libisal-dev): the commit records'
     // CRC-32C with the processor's CRC instructions.
     .systemLibrary(name: "CISAL", path: "Sources/CISAL"),
+    // nats.c (Debian's libnats-dev), the client of the replication stream; wrapped by
+    // NATSClient as CLMDB is by LMDB.
+    .systemLibrary(name: "CNATS", path: "Sources/CNATS"),
+    .target(name: "NATSClient", dependencies: ["CNATS"]),
+    // The log replicated to a NATS JetStream stream: shipping, read replicas, failover.
+    .target(name: "EventGraphReplication", dependencies: ["EventGraph", "NATSClient", "EventGraphLocking"]),
     // The package's one lock type (Mutex, or a pthread mutex the sanitizers can see when
     // Tools/sanitize builds); not a product.
     .target(name: "EventGraphLocking"),
@@ -28,15 +35,21 @@ let package = Package(
     .target(name: "EventGraphText"),
     .target(name: "EventGraph", dependencies: ["LMDB", "CISAL", "EventGraphText", "EventGraphLocking"]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
-    .target(name: "EventTool", dependencies: ["EventGraph", "EventGraphMigration", "EventGraphText"]),
+    .target(
+      name: "EventTool",
+      dependencies: ["EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "EventGraphText"]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
     // A child process for the crash and multi-process tests.
-    .executableTarget(name: "StressWriter", dependencies: ["EventGraph", "EventGraphLocking"]),
+    .executableTarget(
+      name: "StressWriter", dependencies: ["EventGraph", "EventGraphReplication", "NATSClient", "EventGraphLocking"]),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines", "EventGraphLocking"]),
+      dependencies: [
+        "EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "LMDB", "CBaselines",
+        "EventGraphLocking",
+      ]),
     // The seeded generator shared by every randomized test.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
@@ -48,7 +61,10 @@ let package = Package(
       dependencies: ["EventGraphMigration", "EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),
     .testTarget(
       name: "EventToolTests",
-      dependencies: ["EventTool", "EventGraph", "EventGraphText", "eventtool", "StressWriter", "TestSupport"]),
+      dependencies: [
+        "EventTool", "EventGraph", "EventGraphText", "EventGraphReplication", "NATSClient", "eventtool", "StressWriter",
+        "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

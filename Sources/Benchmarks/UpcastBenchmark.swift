@@ -20,6 +20,7 @@ enum UpcastBenchmark {
       }
       let events = try buildHistory(at: dir + "/store", model: v1, people: n)
       let peer = try Baselines.sqliteUpcastPeer(in: sqliteDir, people: n)
+      let sourceSize = try UpcastSpace.fileSize(dir + "/store")
       let sampler = MemorySampler()
       let baseline = anonymousMemoryBytes()
       sampler.start()
@@ -27,6 +28,7 @@ enum UpcastBenchmark {
       let (report, _) = try EventStore.upcast(at: dir + "/store", to: v2, mapping: mapping)
       let seconds = monotonicSeconds() - start
       let peak = sampler.stop()
+      let space = try UpcastSpace.afterUpcast(dir + "/store")
       guard report.eventsRead == events else {
         throw BaselineError(workload: "upcast", message: "read \(report.eventsRead) of \(events) events")
       }
@@ -42,17 +44,20 @@ enum UpcastBenchmark {
       // A floor for any upcast that ends with the design's projections: making them alone,
       // by the store's fastest path (a rebuild replays the v2 log in batches, appending
       // where it can), without reading v1, mapping, or writing the v2 log.
-      let rebuilt = try EventStore(path: dir + "/store", options: StoreOptions(durability: .relaxed))
-      let rebuildStart = monotonicSeconds()
-      let replayed = try rebuilt.rebuild()
-      let rebuildSeconds = monotonicSeconds() - rebuildStart
-      guard replayed.events == report.eventsWritten else {
-        throw BaselineError(
-          workload: "upcast", message: "rebuild replayed \(replayed.events) of \(report.eventsWritten) v2 events")
+      do {  // the handle closes before the space is measured
+        let rebuilt = try EventStore(path: dir + "/store", options: StoreOptions(durability: .relaxed))
+        let rebuildStart = monotonicSeconds()
+        let replayed = try rebuilt.rebuild()
+        let rebuildSeconds = monotonicSeconds() - rebuildStart
+        guard replayed.events == report.eventsWritten else {
+          throw BaselineError(
+            workload: "upcast", message: "rebuild replayed \(replayed.events) of \(report.eventsWritten) v2 events")
+        }
+        table.add(
+          "upcast floor: v2 projection rebuild alone vs SQLite (\(n) people)", value: rebuildSeconds, unit: "s",
+          baseline: peer.migration.seconds, baselineName: "SQLite INSERT…SELECT")
       }
-      table.add(
-        "upcast floor: v2 projection rebuild alone vs SQLite (\(n) people)", value: rebuildSeconds, unit: "s",
-        baseline: peer.migration.seconds, baselineName: "SQLite INSERT…SELECT")
+      try UpcastSpace.measure(dir + "/store", sourceSize: sourceSize, upcast: space, people: n, table: &table)
     }
   }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|clone|service|upcast|all] [--quick] [--people N]
+// Usage: Benchmarks [store|query|clone|service|ordered|replication|upcast|all] [--quick] [--people N]
 // (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
@@ -64,6 +64,18 @@ do {
   if wants("service") {
     var t = BenchmarkTable(title: "Service: group commit and subscriptions (issue 6)")
     try ServiceBenchmark.run(commits: quick ? 1_000 : 4_000, latencyCommits: quick ? 200 : 1_000, table: &t)
+    tables.append(t)
+  }
+  if wants("ordered") {
+    var t = BenchmarkTable(title: "Ordered relationships (issue 19)")
+    try OrderedBenchmark.run(
+      members: quick ? [2_000, 20_000] : [10_000, 100_000], snapshotMembers: quick ? 6_000 : 60_000, table: &t)
+    tables.append(t)
+  }
+  if wants("replication") {
+    var t = BenchmarkTable(title: "Replication to a JetStream cluster (issue 16)")
+    try ReplicationBenchmark.run(
+      commits: quick ? 2_000 : 8_000, catchUpEvents: quick ? 200_000 : 1_000_000, table: &t)
     tables.append(t)
   }
   if wants("upcast") {

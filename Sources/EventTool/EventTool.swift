@@ -40,7 +40,8 @@ public struct EventTool: Sendable {
     [
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
       FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
-      RollbackCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), DiagramCommand(),
+      RollbackCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(), BackupCommand(),
+      DiagramCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(),
       DemoCommand(), ReferenceCommand(),
     ]
   }
@@ -49,6 +50,10 @@ public struct EventTool: Sendable {
   ///
   /// - Returns: the exit status: 0 success, 1 the operation failed, 2 bad command line.
   public func run(_ arguments: [String], io: ToolIO = .standard()) -> Int32 {
+    if arguments.first == "--version" {
+      io.print(Self.versionText)
+      return 0
+    }
     let parsed: (command: CommandSpec, arguments: ParsedArguments)
     do {
       parsed = try interface.parse(arguments)
@@ -77,6 +82,15 @@ public struct EventTool: Sendable {
       io.printError("eventtool \(parsed.command.name): \(Self.message(error))")
       return 1
     }
+  }
+
+  /// The release of `eventtool` and the libraries it was built with.
+  public static let version = "0.9.0"
+
+  /// What `eventtool --version` prints: the tool's release, the store format it writes and
+  /// reads, and the LMDB library it runs on.
+  static var versionText: String {
+    "eventtool \(version) (store format \(EventStore.formatVersion), \(EventStore.storageLibraryVersion))"
   }
 
   /// An error as a user reads it: Foundation's file errors (creating a store's directory

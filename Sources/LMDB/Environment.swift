@@ -255,7 +255,7 @@ public final class Environment: @unchecked Sendable {
     _ = mdb_env_stat(handle, &s)
     return EnvironmentInfo(
       mapSize: i.me_mapsize, lastPage: Int(i.me_last_pgno), pageSize: Int(s.ms_psize),
-      maxReaders: Int(i.me_maxreaders), readersUsed: Int(i.me_numreaders))
+      maxReaders: Int(i.me_maxreaders), readersUsed: Int(i.me_numreaders), lastTransaction: UInt64(i.me_last_txnid))
   }
 
   /// Grows the map to at least `bytes`.
@@ -316,6 +316,9 @@ public final class Environment: @unchecked Sendable {
     return Int(dead)
   }
 
+  /// The LMDB library's version text (`LMDB 0.9.31: (July 10, 2023)`).
+  public static var libraryVersion: String { String(cString: mdb_version(nil, nil, nil)) }
+
   /// The largest key LMDB accepts in this environment (511 bytes by default).
   public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(handle)) }
 
@@ -336,6 +339,8 @@ public struct EnvironmentInfo: Sendable, Hashable {
   public let pageSize: Int
   public let maxReaders: Int
   public let readersUsed: Int
+  /// The last committed transaction's id (as the meta page records it).
+  public let lastTransaction: UInt64
   /// The bytes of the pages in use (the last page and all before it).
   public var usedSize: Int { (lastPage + 1) * pageSize }
 }

@@ -327,6 +327,22 @@ extension TransactionReading where Self: ~Copyable {
       leafPages: s.ms_leaf_pages, overflowPages: s.ms_overflow_pages, pageSize: Int(s.ms_psize))
   }
 
+  /// The pages on LMDB's free list as this transaction sees it: pages freed by earlier
+  /// transactions, which later writes reuse once no reader still needs them.
+  public func freePages() throws(LMDBError) -> Int {
+    // The free list is database 0; each value is a list of page numbers (8 bytes each)
+    // led by their count.
+    let cursor = try self.cursor(Database(dbi: 0))
+    var pages = 0
+    var more = try cursor.first()
+    while more {
+      let (_, value) = try cursor.current()
+      pages += max(0, value.count / 8 - 1)
+      more = try cursor.next()
+    }
+    return pages
+  }
+
   /// Opens a cursor on `db`; it closes when dropped, and must not outlive this transaction.
   public func cursor(_ db: Database) throws(LMDBError) -> Cursor {
     var c: OpaquePointer?

@@ -18,8 +18,12 @@ import Foundation
 // `--switch-versions` makes each step a commit at the active version followed by a switch to
 // the other of versions 1 and 2 (installed on first use), reopening the store after it.
 //
+// `--nats URLS --stream NAME` ships the store to that stream in quorum mode: commits go
+// through the async API (one task unless `--async T`), and "done N" follows the stream's
+// acknowledgement of commit N.
+//
 // Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME] [--async T] [--pause MS]
-//        [--checkpoint] [--switch-versions]
+//        [--checkpoint] [--switch-versions] [--nats URLS --stream NAME]
 struct Settings: Sendable {
   var path: String
   var perCommit: Int
@@ -29,6 +33,8 @@ struct Settings: Sendable {
   var pause: Double
   var checkpoint: Bool
   var switchVersions: Bool
+  var nats: [String]
+  var stream: String?
 
   init?(_ args: [String]) {
     guard let path = args.first else { return nil }
@@ -44,6 +50,10 @@ struct Settings: Sendable {
     pause = (Double(option("--pause") ?? "") ?? 0) / 1000
     checkpoint = args.contains("--checkpoint")
     switchVersions = args.contains("--switch-versions")
+    nats = option("--nats")?.split(separator: ",").map(String.init) ?? []
+    stream = option("--stream")
+    // Quorum acknowledgement is the service's: commits go through it.
+    if !nats.isEmpty { tasks = max(tasks, 1) }
   }
 }
 
@@ -115,6 +125,8 @@ enum StressWriter {
     if s.switchVersions { return try switchVersions(s) }
     let store = try open(s.path)
     let metadata = CommitMetadata(author: s.author)
+    let shipper = try s.nats.isEmpty ? nil : QuorumShipping.start(store, urls: s.nats, stream: s.stream)
+    defer { shipper?.stop() }
     guard s.tasks > 0 else {
       var n = 0
       while n < s.count {

@@ -172,7 +172,9 @@ func withoutStoreID(_ dump: [String: [[UInt8]]]) -> [String: [[UInt8]]] {
 
 /// The databases of one model version: its log and every projection.
 func versionDatabases(_ version: Int) -> [String] {
-  ["log", "objects", "identities", "links", "entities", "history", "dedupe", "index"].map { "\($0).v\(version)" }
+  ["log", "objects", "identities", "links", "entities", "history", "dedupe", "index", "members"].map {
+    "\($0).v\(version)"
+  }
 }
 
 // MARK: - Recording from Sendable closures

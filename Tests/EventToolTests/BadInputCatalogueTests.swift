@@ -10,7 +10,8 @@ import Testing
 /// address book (v2, two people and their phones) or the company of Docs/examples.
 @Suite("Bad input catalogue: a clear error, the right exit status, the store unchanged")
 struct BadInputCatalogueTests {
-  static let cases: [BadInput] = (BadInput.fileCases + BadInput.storeCases + BadInput.migrationCases)
+  static let cases: [BadInput] =
+    (BadInput.fileCases + BadInput.storeCases + BadInput.migrationCases + BadInput.maintenanceCases)
     .filter { $0.access == .owner || Permissions.canTest }
 
   @Test("refuses the input, names what is wrong, changes nothing", arguments: cases)
@@ -54,7 +55,7 @@ struct BadInputCatalogueTests {
     let commands = Set(Self.cases.compactMap(\.arguments.first))
     for name in [
       "init", "import", "append", "export", "log", "show", "stats", "fetch", "verify", "rebuild", "upcast", "rollback",
-      "clone", "snapshot", "diagram", "demo", "reference", "help",
+      "clone", "snapshot", "diagram", "demo", "reference", "help", "compact", "backup",
     ] {
       #expect(commands.contains(name), "no case for \(name)")
     }

@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import LMDB
 import TestSupport
 import Testing
 
@@ -111,7 +112,9 @@ struct CorruptionTests {
     #expect(try copy.verify().isOK)
   }
 
-  @Test("salvage stops at the first damaged record and names what was lost; a zeroed first page is read from the other")
+  @Test(
+    "salvage stops at the first damaged record and names what was lost; a zeroed newer meta page is read from the other"
+  )
   func salvageDamaged() throws {
     let dir = temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -124,19 +127,17 @@ struct CorruptionTests {
     let needle = Data(records[5].bytes.suffix(24))
     let at = try #require(data.range(of: needle)).lowerBound
     data[at] ^= 0x5A
-    // Zero the meta page of the newest transaction (which of the two holds it depends on
-    // how many write transactions the store has seen): the other, one transaction older, is
-    // read. A meta page's transaction ID lies 144 bytes into it (LMDB's MDB_meta, 64-bit).
-    func transaction(_ page: Int) -> UInt64 {
-      (0..<8).reduce(UInt64(0)) { $0 | UInt64(data[page * 4096 + 144 + $1]) << (8 * UInt64($1)) }
-    }
-    let newest = transaction(1) > transaction(0) ? 1 : 0
-    data.replaceSubrange(newest * 4096..<(newest + 1) * 4096, with: Data(repeating: 0, count: 4096))
+    // The newer meta page zeroed (which of the two it is depends on how many transactions
+    // made the store).
+    let metas = try PageCheck.metaPages(dataFile: store + "/data.mdb").compactMap { try? $0.get() }
+    let newest = try #require(metas.max { $0.transaction < $1.transaction })
+    let page = newest.index * newest.pageSize
+    data.replaceSubrange(page..<(page + newest.pageSize), with: Data(repeating: 0, count: newest.pageSize))
     try data.write(to: file)
     let r = try ToolRunner.eventtool(["salvage", store, "--out", dir + "/out", "--json"])
     #expect(r.status == 0, "\(r.err)")
-    // Read from the other meta page, one transaction older: its log has 12 of the 13
-    // commits, of which the first five are whole.
+    // Read from meta page 1, one transaction older: its log has 12 of the 13 commits, of
+    // which the first five are whole.
     #expect(r.out.contains("\"commits\": 5") && r.out.contains("\"commitsLost\": 7"), "\(r.out)")
     #expect(r.out.contains("\"olderMetaPage\": true"))
     #expect(r.out.contains("checksum"))
@@ -144,6 +145,6 @@ struct CorruptionTests {
     #expect(try copy.commitRecords(from: 1, maxCommits: .max) == Array(records.prefix(5)))
     // The damaged store is refused by the read commands, naming the damage.
     let show = try ToolRunner.eventtool(["show", store, "Company/1"])
-    #expect(show.status == 1 && show.err.contains("meta page \(newest)"), "\(show.err)")
+    #expect(show.status == 1 && show.err.contains("meta page \(newest.index)"))
   }
 }

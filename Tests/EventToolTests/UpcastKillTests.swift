@@ -37,7 +37,7 @@ struct UpcastKillTests {
   /// Every key and value of the store's v2 databases, as LMDB's own tool prints them.
   static func dump(_ path: String) throws -> [String: String] {
     var result: [String: String] = [:]
-    for base in ["log", "objects", "identities", "links", "entities", "history", "dedupe", "index"] {
+    for base in ["log", "objects", "identities", "links", "entities", "history", "dedupe", "index", "members"] {
       let r = try ToolRunner.runSystem("/usr/bin/mdb_dump", ["-s", "\(base).v2", path])
       result[base] = r.out.split(separator: "\n").drop { $0 != "HEADER=END" }.joined(separator: "\n")
     }

@@ -59,10 +59,10 @@ struct StoreKey: LMDBBytes {
     return k
   }
 
-  /// `links`, ordered: object, relationship, position → target.
-  static func link(_ o: ObjectID, _ rel: UInt16, position: Int) -> StoreKey {
+  /// `links`, ordered: object, relationship, order key → target (Projection/OrderedLinks.swift).
+  static func link(_ o: ObjectID, _ rel: UInt16, order: UInt64) -> StoreKey {
     var k = links(o, rel)
-    k.u32(UInt32(truncatingIfNeeded: position))
+    k.u64(order)
     return k
   }
 

@@ -40,6 +40,20 @@ struct GraphReader<T: TransactionReading> {
     return result
   }
 
+  /// Whether `t` is a target of relationship `r` of `o`: one lookup.
+  func hasLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws -> Bool {
+    if r.isOrdered { return try orderKey(o, r.id.rawValue, of: t) != nil }
+    return try txn.withValue(dbs.links, key: StoreKey.link(o, r.id.rawValue, target: t)) { _ in true } ?? false
+  }
+
+  /// The number of targets of a relationship: one lookup for an ordered one.
+  func relatedCount(_ o: ObjectID, _ r: Relationship) throws -> Int {
+    if r.isOrdered { return try orderedCount(o, r.id.rawValue) }
+    var count = 0
+    try scanLinks(o, r.id.rawValue) { _, _ in count += 1 }
+    return count
+  }
+
   /// Calls `body` for each entry of `links` under (object, relationship).
   func scanLinks(
     _ o: ObjectID, _ rel: UInt16, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void

@@ -33,6 +33,11 @@ final class Projector {
   var uniqueKeys: [ObjectID: UniquenessIndex.Keys] = [:]
   /// The uniqueness keys that objects deleted in this commit held before it.
   var deletedKeys: [ObjectID: UniquenessIndex.Keys] = [:]
+  /// The ordered lists appended to in this commit, with their length and last order key.
+  ///
+  /// A run of appends to one list (an import, a replay) reads neither again. Dropped with
+  /// the records, at the same points.
+  private var listEnds: [ListName: (count: Int, last: UInt64)] = [:]
   /// The buffer object records are encoded into, one after another.
   private var record = BinaryWriter(capacity: 1024)
   /// The highest identity given before this projector's first insert (read then).
@@ -263,22 +268,23 @@ final class Projector {
       }
       return
     }
-    let targets = try reader.related(o, r.id)
-    if targets.contains(t) {
+    if try reader.orderKey(o, rel, of: t) != nil {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))")
     }
-    let count = targets.count
+    let list = ListName(object: o, rel: rel)
+    if let end = listEnds[list], position == nil || position == end.count,
+      let key = try reader.appendOrdered(o, rel, t, after: end.last, count: end.count)
+    {
+      listEnds[list] = (end.count + 1, key)
+      return
+    }
+    let count = try reader.orderedCount(o, rel)
     let at = position ?? count
     guard at >= 0 && at <= count else {
       throw StoreError.invalidPosition(object: reader.display(o), relationship: r.name, position: at, count: count)
     }
-    // Shift the tail up by one, from the end, then write the new entry.
-    var i = count
-    while i > at {
-      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i - 1].rawValue))
-      i -= 1
-    }
-    try txn.put(dbs.links, key: StoreKey.link(o, rel, position: at), value: BigEndianKey(t.rawValue))
+    let key = try reader.insertOrdered(o, rel, t, at: at, count: count)
+    listEnds[list] = at == count ? (count + 1, key) : nil
   }
 
   private func removeLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws {
@@ -289,14 +295,10 @@ final class Projector {
       }
       return
     }
-    let targets = try reader.related(o, r.id)
-    guard let at = targets.firstIndex(of: t) else {
+    listEnds[ListName(object: o, rel: rel)] = nil
+    guard try reader.removeOrdered(o, rel, t) else {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): not linked to \(reader.display(t))")
     }
-    for i in at..<(targets.count - 1) {
-      try txn.put(dbs.links, key: StoreKey.link(o, rel, position: i), value: BigEndianKey(targets[i + 1].rawValue))
-    }
-    try txn.delete(dbs.links, key: StoreKey.link(o, rel, position: targets.count - 1))
   }
 
   private func touch(_ o: ObjectID) {
@@ -387,6 +389,7 @@ final class Projector {
     }
     cache.removeAll(keepingCapacity: true)
     uniqueKeys.removeAll()
+    listEnds.removeAll(keepingCapacity: true)
   }
 
   /// Readies the projector for the next commit in the same LMDB transaction.
@@ -397,6 +400,7 @@ final class Projector {
   func startCommit() {
     hot = nil
     cache.removeAll(keepingCapacity: true)
+    listEnds.removeAll(keepingCapacity: true)
     touched.removeAll(keepingCapacity: true)
     insertedInCommit.removeAll(keepingCapacity: true)
     uniqueKeys.removeAll()

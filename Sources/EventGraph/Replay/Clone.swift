@@ -180,7 +180,11 @@ extension ClonePlan {
     var events = CommitCodec.EventBody(capacity: graph.count * 96 + graph.targets.count * 12)
     try replay.emitObjects(states) { events.append($0) }
     var fresh = FreshObjects(replay, states: states)
-    try replay.emitLinks({ events.append($0) }, kept: { fresh.keep($0, $1, $2, $3) })
+    try replay.emitLinks(
+      { e in
+        events.append(e)
+        try fresh.follow(e)
+      }, kept: { fresh.keep($0, $1, $2, $3) })
     fresh.finish()
     var map: [ObjectID: ObjectID] = [:]
     map.reserveCapacity(identities.count)

@@ -13,7 +13,8 @@ import LMDB
 /// records byte for byte: `verify` checks that in the tests, on random graphs too.
 ///
 /// This mirrors what ``Projector`` writes for inserts, sets and links (objects,
-/// identities, entities, history, links on both sides, attribute indexes): a change to
+/// identities, entities, history, links on both sides, ordered lists' members, attribute
+/// indexes): a change to
 /// the projection's layout must be made here too, and the clone tests' `verify` fails
 /// until it is.
 struct FreshObjects {
@@ -38,6 +39,9 @@ struct FreshObjects {
   /// Reverse entries of one-way relationships that point at a copy, by member.
   private(set) var reverse: [Int: [(rel: UInt16, source: ObjectID)]] = [:]
   private(set) var outside: [OutsideEntry] = []
+  /// The copies' ordered lists as replaying the events builds them, for their order keys
+  /// (Projection/OrderedLinks.swift): by copy and relationship.
+  private var orderedLists: [ListName: OrderedListModel] = [:]
 
   /// Empty relationships, to be filled by ``keep(_:_:_:_:)`` as the links are replayed,
   /// then closed by ``finish()``.
@@ -62,6 +66,23 @@ struct FreshObjects {
       if r.inverse == nil { reverse[x, default: []].append((r.id.rawValue | 0x8000, ids[y])) }
     } else {
       outside.append(OutsideEntry(target: t, rel: r.inverse?.rawValue ?? r.id.rawValue | 0x8000, source: ids[y]))
+    }
+  }
+
+  /// Follows a link event of the commit into the copies' ordered lists, as the projector
+  /// would place it: at its position in the object's list, appended to the inverse.
+  mutating func follow(_ e: Event) throws {
+    guard case .link(let o, let rel, let t, let position) = e, let y = member(o),
+      case .relationship(let r)? = replay.model.entity(states[y].entity)?.property(rel)?.kind
+    else { return }
+    if r.isOrdered {
+      try orderedLists[ListName(object: o, rel: rel.rawValue), default: OrderedListModel()].insert(
+        t, at: position)
+    }
+    if let inv = r.inverse, let x = member(t),
+      case .relationship(let back)? = replay.model.entity(states[x].entity)?.property(inv)?.kind, back.isOrdered
+    {
+      try orderedLists[ListName(object: t, rel: inv.rawValue), default: OrderedListModel()].insert(o, at: nil)
     }
   }
 
@@ -135,11 +156,16 @@ struct FreshObjects {
         let (p, range) = (list - first, ends[list]..<ends[list + 1])
         let rel = UInt16(p)
         if p < isOrdered.count, isOrdered[p] {
-          for k in range {
-            let position = k - range.lowerBound
-            try links.put(
-              key: StoreKey.link(o, rel, position: position), value: BigEndianKey(targets[k].rawValue), flags: append)
+          let list = orderedLists[ListName(object: o, rel: rel)]?.members ?? []
+          guard list.count == range.count, zip(list, targets[range]).allSatisfy({ $0.target == $1 }) else {
+            throw StoreError.corrupt("\(reader.display(o)): the events of relationship \(rel) give another order")
           }
+          for m in list {
+            try links.put(
+              key: StoreKey.link(o, rel, order: m.key), value: BigEndianKey(m.target.rawValue), flags: append)
+            try txn.put(dbs.members, key: StoreKey.link(o, rel, target: m.target), value: BigEndianKey(m.key))
+          }
+          try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(range.count)))
         } else if range.count == 1 {
           try links.put(key: StoreKey.link(o, rel, target: targets[range.lowerBound]), value: none, flags: append)
         } else {
@@ -205,19 +231,18 @@ struct FreshObjects {
       guard let e = try reader.entity(of: entry.target),
         case .relationship(let r)? = replay.model.entity(e)?.property(PropertyID(rawValue: entry.rel))?.kind
       else { throw StoreError.corrupt("\(reader.display(entry.target)) has no relationship \(entry.rel)") }
+      if r.isOrdered {
+        let count = try reader.orderedCount(entry.target, entry.rel)
+        try reader.insertOrdered(entry.target, entry.rel, entry.source, at: count, count: count)
+        continue
+      }
       let list = List(target: entry.target, rel: entry.rel)
       let count = try counts[list] ?? reader.related(entry.target, r.id).count
       guard r.isToMany || count == 0 else {
         throw StoreError.corrupt("\(reader.display(entry.target)).\(r.name): to-one is already set")
       }
       counts[list] = count + 1
-      if r.isOrdered {
-        try txn.put(
-          reader.dbs.links, key: StoreKey.link(entry.target, entry.rel, position: count),
-          value: BigEndianKey(entry.source.rawValue))
-      } else {
-        try txn.put(reader.dbs.links, key: StoreKey.link(entry.target, entry.rel, target: entry.source), value: none)
-      }
+      try txn.put(reader.dbs.links, key: StoreKey.link(entry.target, entry.rel, target: entry.source), value: none)
     }
     for t in targets { try txn.put(reader.dbs.history, key: StoreKey.history(t, sequence), value: none) }
   }

@@ -52,8 +52,10 @@ extension EventStore {
     let work = CommitWork(expectations: expectations, metadata: metadata, body: { tx in try body(tx) })
     switch try await service.submit(.commit(work)) {
     case .committed(let info, let value):
+      if let info { try await acknowledge(info) }
       return CommitResult(commit: info, value: value as? R, isDuplicate: false)
     case .duplicate(let info):
+      try await acknowledge(info)
       return CommitResult(commit: info, value: nil, isDuplicate: true)
     case .done:
       return CommitResult(commit: nil, value: nil, isDuplicate: false)

@@ -99,6 +99,12 @@ final class CommitBatch {
     try dbs.checkWritable(handle, model: model, path: path)
   }
 
+  /// The first of ``checkWritable()``'s checks alone: no rebuild left unfinished.
+  func checkNoRebuild() throws { try dbs.checkNoRebuild(handle) }
+
+  /// The second of ``checkWritable()``'s checks alone: the active version is this batch's.
+  func checkActive() throws { try dbs.checkActive(handle, model: model, path: path) }
+
   /// A reader of the graph as this batch's commits left it.
   var reader: GraphReader<WriteHandle> { GraphReader(txn: handle, dbs: dbs, model: model) }
 

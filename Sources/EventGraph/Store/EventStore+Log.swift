@@ -90,16 +90,17 @@ extension EventStore {
   ///
   /// - Throws: ``CorruptionError`` or ``StoreError/corrupt(_:)``, naming the log entry whose
   ///   checksum or place fails.
-  public func commitRecords(from number: UInt64, maxCommits: Int = 1_000, maxBytes: Int = 16 << 20) throws
-    -> [CommitRecord]
-  {
-    try read { snapshot in
-      let reader = snapshot.reader
+  public func commitRecords(
+    from number: UInt64, version: Int? = nil, maxCommits: Int = 1_000, maxBytes: Int = 16 << 20
+  ) throws -> [CommitRecord] {
+    let (dbs, model) = try databases(version: version)
+    return try env.read { txn in
+      let reader = GraphReader(txn: txn.handle, dbs: dbs, model: model)
       guard let first = try reader.firstSequence(ofCommit: number) else { return [] }
       var records: [CommitRecord] = []
       var bytes = 0
       var expected = number
-      try reader.txn.forEach(dbs.log, from: StoreKey.sequence(first)) { key, value in
+      try txn.forEach(dbs.log, from: StoreKey.sequence(first)) { key, value in
         let record = try CommitRecord(verified: [UInt8](value), key: KeyField.u64(key, at: 0) ?? 0)
         guard record.number == expected else {
           throw StoreError.corrupt(
@@ -119,28 +120,37 @@ extension EventStore {
   /// Appends commit records made elsewhere (another store's log, a replication stream),
   /// byte for byte, with their projections, and `checkpoint` when given, in one transaction.
   ///
-  /// Each record must be of this store's active model version and follow the log's end
-  /// exactly (its number one more than the last commit's, its first sequence one more
-  /// than the last event's): the log stays an exact, gap-free copy.
+  /// Each record must be of the model version it is appended to — `version`, or the
+  /// version this handle was opened at — and follow that log's end exactly (its number one
+  /// more than the last commit's, its first sequence one more than the last event's): the
+  /// log stays an exact, gap-free copy. Appending to the handle's own version needs it to
+  /// be still the active one; another version (a replica following an upcast) may be
+  /// appended to whether active or not. A read replica's store takes records this way
+  /// while it refuses every other write.
   ///
   /// - Returns: what each record was given in the log (their own numbers and sequences).
   /// - Throws: ``CorruptionError`` for a record whose checksum fails; ``StoreError/corrupt(_:)``
-  ///   for one of another
-  ///   model version, or out of place; nothing is written then.
+  ///   for one of another model version, or out of place;
+  ///   ``StoreError/unknownModelVersion(_:)``; nothing is written then.
   @discardableResult
-  public func appendCommitRecords(_ records: [CommitRecord], checkpoint: Checkpoint? = nil) throws -> [CommitInfo] {
+  public func appendCommitRecords(_ records: [CommitRecord], version: Int? = nil, checkpoint: Checkpoint? = nil)
+    throws -> [CommitInfo]
+  {
     if options.readOnly { throw StoreError.readOnly(path: path) }
+    let (target, targetModel) = try databases(version: version)
     let infos = try commits.run { batch, _ in
-      try batch.checkWritable()
-      let projector = Projector(txn: batch.handle, dbs: dbs, model: model)
+      try batch.checkNoRebuild()
+      if target.version == model.version { try batch.checkActive() }
+      let into = target.version == model.version ? batch : batch.writing(to: target, model: targetModel)
+      let projector = Projector(txn: into.handle, dbs: target, model: targetModel)
       var infos: [CommitInfo] = []
       infos.reserveCapacity(records.count)
-      for r in records { infos.append(try batch.appendRecord(r.bytes, projector: projector)) }
+      for r in records { infos.append(try into.appendRecord(r.bytes, projector: projector)) }
       try projector.writeObjects()
       if let checkpoint { try batch.setCheckpoint(checkpoint) }
       return infos
     }
-    if let last = infos.last { service.didCommit(last) }
+    if target.version == model.version, let last = infos.last { service.didCommit(last) }
     return infos
   }
 
@@ -174,12 +184,14 @@ extension EventStore {
   }
 
   /// Adds model version `model.version` with an empty log, beside the active one; with
-  /// `activate`, it becomes the active version in the same transaction.
+  /// `activate`, it becomes the active version in the same transaction (with `checkpoint`
+  /// when given).
   ///
   /// - Throws: ``StoreError/versionExists(_:)`` when the store holds that version already.
-  public func installVersion(_ model: Model, activate: Bool = false) throws {
+  public func installVersion(_ model: Model, activate: Bool = false, checkpoint: Checkpoint? = nil) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in
+      if let checkpoint { try batch.setCheckpoint(checkpoint) }
       let key = BigEndianKey(UInt64(model.version))
       guard try !batch.handle.contains(dbs.models, key: key) else {
         throw StoreError.versionExists(model.version)
@@ -192,14 +204,17 @@ extension EventStore {
     }
   }
 
-  /// Makes `version` the active one, atomically; this handle keeps its model, and its
-  /// writes are refused from then on (``StoreError/versionChanged(path:opened:active:)``):
-  /// open the store again to work at the new version.
+  /// Makes `version` the active one, atomically.
+  ///
+  /// This handle keeps its model, and its writes are refused from then on
+  /// (``StoreError/versionChanged(path:opened:active:)``): open the store again to work at
+  /// the new version. `checkpoint`, when given, is written in the same transaction.
   ///
   /// - Throws: ``StoreError/unknownModelVersion(_:)`` when the store does not hold it.
-  public func switchVersion(to version: Int) throws {
+  public func switchVersion(to version: Int, checkpoint: Checkpoint? = nil) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in
+      if let checkpoint { try batch.setCheckpoint(checkpoint) }
       try Self.requireVersion(version, in: batch.handle, dbs: dbs)
       try batch.handle.put(dbs.meta, key: MetaKey.activeVersion, value: String(version))
     }
@@ -231,6 +246,7 @@ extension EventStore {
       _ = try batch.handle.delete(dbs.models, key: BigEndianKey(UInt64(version)))
       _ = try batch.handle.delete(dbs.meta, key: StoreDatabases.modelHashKey(version))
     }
+    otherVersions.withLock { $0[version] = nil }
   }
 
   private static func requireVersion(_ version: Int, in txn: WriteHandle, dbs: StoreDatabases) throws {

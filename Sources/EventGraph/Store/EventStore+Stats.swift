@@ -23,6 +23,12 @@ public struct StoreStatistics: Sendable, Hashable {
   public var fileSize: Int
   /// The bytes of the pages in use.
   public var usedSize: Int
+  /// The pages on LMDB's free list: freed by earlier writes, reused by later ones, inside
+  /// the pages in use (``EventStore/compact(at:dropVersionsBefore:droppingRollbackVersion:)``
+  /// gives them back).
+  public var freePages: Int = 0
+  /// The size of a page, in bytes.
+  public var pageSize: Int = 4096
 
   public static func == (a: Self, b: Self) -> Bool {
     a.path == b.path && a.commits == b.commits && a.events == b.events
@@ -66,7 +72,7 @@ extension EventStore {
         path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, models: models,
         commits: end.commit,
         events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
-        fileSize: file, usedSize: info.usedSize)
+        fileSize: file, usedSize: info.usedSize, freePages: try s.reader.txn.freePages(), pageSize: info.pageSize)
     }
   }
 }

@@ -77,10 +77,11 @@ public struct WriteResult<Value> {
 public final class EventStore: Sendable {
   /// The store format this version writes and reads.
   ///
-  /// Format 2 adds a checksum to every projection entry. A format-1 store is upgraded when
-  /// it is first opened for writing: every version's projections are made anew from its
-  /// log (the logs are the same in both formats).
-  public static let formatVersion = 2
+  /// Format 2 adds a checksum to every projection entry; format 3 keeps ordered lists by
+  /// order key, with the `members` projection (Docs/store-layout.md). An older store is
+  /// upgraded when it is first opened for writing: every version's projections are made
+  /// anew from its log (the logs are the same in every format).
+  public static let formatVersion = 3
 
   let env: Environment
   let dbs: StoreDatabases
@@ -98,6 +99,11 @@ public final class EventStore: Sendable {
   /// What this handle's last ``write(metadata:_:)`` left, for the next one to trust
   /// instead of reading it back when no other write came between (see ``LastCommit``).
   private let lastCommit = Locked<LastCommit?>(nil)
+  /// Other versions' databases and models, opened on first use (``databases(version:)``).
+  let otherVersions = Locked<[Int: VersionDatabases]>([:])
+  /// What the service's commits wait for before they return, besides the local commit
+  /// (``setAcknowledger(_:)``).
+  let acknowledger = Locked<(any CommitAcknowledging)?>(nil)
 
   deinit {
     service.shutdown()
@@ -113,9 +119,10 @@ public final class EventStore: Sendable {
     try create(at: path, model: model, options: options, storeID: nil)
   }
 
-  /// ``create(at:model:options:)`` keeping a given identity (a salvaged store keeps its own).
-  static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?) throws
-    -> EventStore
+  /// ``create(at:model:options:)`` with a given identity: a read replica or a salvaged copy
+  /// keeps the identity of the store it copies; `nil` makes a new one.
+  public static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?)
+    throws -> EventStore
   {
     let fm = FileManager.default
     var isDirectory: ObjCBool = false

@@ -101,6 +101,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store was written in an older format that this version upgrades when it opens
     /// the store for writing.
     public static let olderFormat = Code(rawValue: "olderFormat")
+    /// The store is a read replica of a replication stream: writes go to the primary.
+    public static let replica = Code(rawValue: "replica")
+    /// The store was the primary of a replication stream until another store took over.
+    public static let fenced = Code(rawValue: "fenced")
   }
 
   /// What kind of refusal this is.
@@ -113,7 +117,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   public let object: String?
   /// The attribute or relationship at fault.
   public let property: String?
-  /// The object a relationship leads to; for ``Code/modelMismatch``, the target's model.
+  /// The object a relationship leads to; for ``Code/modelMismatch``, the target's model;
+  /// for ``Code/replica`` and ``Code/fenced``, the replication stream.
   public let target: String?
   /// The inverse relationship (``Code/referenceWouldMove``).
   public let inverse: String?
@@ -227,9 +232,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .projectionDamaged: return "\(detail); `eventtool rebuild \(path)` makes the projections anew from the log"
     case .olderFormat:
       return
-        "\(path) is in store format \(version), whose projections carry no checksums: open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it"
+        "\(path) is in store format \(version), whose projections this version lays out otherwise (\(version < 2 ? "without checksums" : "ordered lists by position")): open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it; its projections are made anew from its log"
     case .damaged: return "\(detail); `eventtool salvage \(path) --out DIR` recovers the commits that remain"
     case .versionExists: return "the store holds model version \(version) already"
+    case .replica:
+      return
+        "\(path) is a read replica of stream '\(target)': writes go to the primary (`eventtool promote \(path) --nats URLS` makes this store the primary)"
+    case .fenced:
+      return
+        "\(path) was the primary of stream '\(target)' until another store took over (\(detail)): it takes no more writes; make a new replica from the stream"
     case .versionInUse: return "model version \(version) cannot be dropped: \(detail)"
     case .invalidCheckpointName:
       return "checkpoint name '\(property)': a checkpoint's name must have 1 to \(count ?? 0) bytes of UTF-8"
@@ -320,6 +331,12 @@ extension StoreError {
   public static func olderFormat(path: String, found: Int) -> Self { .init(.olderFormat, path: path, version: found) }
 
   public static func versionExists(_ version: Int) -> Self { .init(.versionExists, version: version) }
+
+  public static func replica(path: String, stream: String) -> Self { .init(.replica, path: path, target: stream) }
+
+  public static func fenced(path: String, stream: String, detail: String) -> Self {
+    .init(.fenced, path: path, target: stream, detail: detail)
+  }
 
   public static func versionInUse(_ version: Int, reason: String) -> Self {
     .init(.versionInUse, detail: reason, version: version)

@@ -17,8 +17,11 @@ struct StoreDatabases: Sendable {
   let objects: Database
   /// object → entity (u16 BE), kept after a delete, so identities are never reused.
   let identities: Database
-  /// (object, relationship[, position or target]) → target or ∅: both sides of every link.
+  /// (object, relationship, target or order key) → ∅ or target: both sides of every link.
   let links: Database
+  /// (object, relationship, target) → order key, and (object, relationship) → length: the
+  /// members of ordered lists (Projection/OrderedLinks.swift).
+  let members: Database
   /// (entity, object) → ∅.
   let entities: Database
   /// (object, first sequence of a commit that touched it) → ∅.
@@ -35,7 +38,9 @@ struct StoreDatabases: Sendable {
   let version: Int
   let prefix: String
 
-  static let projectionNames = ["objects", "identities", "links", "entities", "history", "dedupe", "index", "unique"]
+  static let projectionNames = [
+    "objects", "identities", "links", "entities", "history", "dedupe", "index", "unique", "members",
+  ]
   /// Whether the database named `name` is a projection, whose values carry checksums
   /// (any version's, an upcast's scratch copies included).
   @Sendable static func isChecksummed(_ name: String) -> Bool {
@@ -66,24 +71,46 @@ struct StoreDatabases: Sendable {
     guard let meta = try db("meta"), let models = try db("models"), let log = try versioned("log"),
       let objects = try versioned("objects"), let identities = try versioned("identities"),
       let links = try versioned("links"), let entities = try versioned("entities"),
-      let history = try versioned("history"), let dedupe = try versioned("dedupe"), let index = try versioned("index")
+      let history = try versioned("history"), let dedupe = try versioned("dedupe"), let index = try versioned("index"),
+      let members = try versioned("members")
     else { return nil }
     return StoreDatabases(
       meta: meta, models: models, log: log, objects: objects, identities: identities, links: links,
-      entities: entities, history: history, dedupe: dedupe, index: index, unique: try versioned("unique"),
-      version: version, prefix: prefix)
+      members: members, entities: entities, history: history, dedupe: dedupe, index: index,
+      unique: try versioned("unique"), version: version, prefix: prefix)
   }
 
   /// The checks made before every commit: no rebuild left unfinished, and the active
   /// model version still the one `model` is (another handle or process may have upcast
   /// or rolled back the store since this one was opened).
   func checkWritable(_ txn: WriteHandle, model: Model, path: String) throws {
+    try checkNoRebuild(txn)
+    try checkActive(txn, model: model, path: path)
+    try checkRole(txn, path: path)
+  }
+
+  /// Refuses a store that an interrupted rebuild left with incomplete projections.
+  func checkNoRebuild(_ txn: WriteHandle) throws {
     if try txn.contains(meta, key: MetaKey.rebuilding) {
       throw StoreError.corrupt("an interrupted rebuild left the projections incomplete: run rebuild first")
     }
+  }
+
+  /// Refuses when the active version is no longer `model`'s.
+  func checkActive(_ txn: WriteHandle, model: Model, path: String) throws {
     let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
     guard active == model.version else {
       throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
+    }
+  }
+
+  /// Refuses writes of a read replica and of a fenced former primary (``ReplicationRole``).
+  func checkRole(_ txn: WriteHandle, path: String) throws {
+    guard let role = try txn.get(meta, key: MetaKey.role).flatMap(ReplicationRole.init(stored:)) else { return }
+    switch role.kind {
+    case .primary: break
+    case .replica: throw StoreError.replica(path: path, stream: role.stream)
+    case .fenced: throw StoreError.fenced(path: path, stream: role.stream, detail: role.detail)
     }
   }
 
@@ -92,7 +119,7 @@ struct StoreDatabases: Sendable {
   var projections: [(name: String, db: Database)] {
     [
       ("objects", objects), ("identities", identities), ("links", links), ("entities", entities),
-      ("history", history), ("dedupe", dedupe), ("index", index),
+      ("history", history), ("dedupe", dedupe), ("index", index), ("members", members),
     ] + (unique.map { [("unique", $0)] } ?? [])
   }
 }
@@ -104,4 +131,6 @@ enum MetaKey {
   static let activeVersion = "activeVersion"
   /// Present while a rebuild is under way; a store left with it needs a rebuild.
   static let rebuilding = "rebuilding"
+  /// The store's part in replication (``ReplicationRole``); absent for a store on its own.
+  static let role = "replication.role"
 }

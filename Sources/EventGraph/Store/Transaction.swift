@@ -222,21 +222,22 @@ public final class Transaction: GraphReading {
     let r = try model.relationship(relationship, of: try liveEntity(id))
     let targetEntity = try liveEntity(target)
     try checkDestination(target, targetEntity, of: id, r)
-    let current = try related(id, r.id)
+    // Lookups, not the list: a to-many may have many members.
+    let reader = projector.reader
     if let position, !r.isOrdered {
       throw StoreError.invalidPosition(
-        object: display(id), relationship: r.name, position: position, count: current.count)
+        object: display(id), relationship: r.name, position: position, count: try reader.relatedCount(id, r))
     }
-    if current.contains(target) {
-      guard let position, current.firstIndex(of: target) != position else { return }
+    if try reader.hasLink(id, r, target) {
+      guard let position, try reader.orderedPosition(id, r.id.rawValue, of: target) != position else { return }
       try emit(.unlink(id, relationship: r.id, target: target))
-      try checkPosition(position, count: current.count - 1, id, r)
+      try checkPosition(position, count: try reader.relatedCount(id, r), id, r)
       try emit(.link(id, relationship: r.id, target: target, position: position))
       return
     }
-    if let position { try checkPosition(position, count: current.count, id, r) }
+    if let position { try checkPosition(position, count: try reader.relatedCount(id, r), id, r) }
     // A to-one on this side is replaced.
-    if !r.isToMany, let old = current.first { try emit(.unlink(id, relationship: r.id, target: old)) }
+    if !r.isToMany, let old = try related(id, r.id).first { try emit(.unlink(id, relationship: r.id, target: old)) }
     try releaseFromPreviousOwner(target, targetEntity, r)
     try emit(.link(id, relationship: r.id, target: target, position: position))
   }
@@ -271,7 +272,7 @@ public final class Transaction: GraphReading {
   public func unlink(_ id: ObjectID, _ relationship: String, _ target: ObjectID) throws {
     try checkOpen()
     let r = try model.relationship(relationship, of: try liveEntity(id))
-    guard try related(id, r.id).contains(target) else { return }
+    guard try projector.reader.hasLink(id, r, target) else { return }
     try emit(.unlink(id, relationship: r.id, target: target))
   }
 
@@ -291,7 +292,19 @@ public final class Transaction: GraphReading {
     for old in try related(id, r.id) where !wanted.contains(old) {
       try emit(.unlink(id, relationship: r.id, target: old))
     }
-    for (i, t) in targets.enumerated() { try link(id, relationship, t, at: r.isOrdered ? i : nil) }
+    guard r.isOrdered else {
+      for t in targets { try link(id, relationship, t) }
+      return
+    }
+    // The list read once and followed in memory: a target already at its place is left
+    // alone without asking the store where it stands (which walks the list).
+    var current = try related(id, r.id)
+    for (i, t) in targets.enumerated() {
+      if i < current.count && current[i] == t { continue }
+      try link(id, relationship, t, at: i)
+      if let j = current.firstIndex(of: t) { current.remove(at: j) }
+      current.insert(t, at: min(i, current.count))
+    }
   }
 
   /// Makes a relationship already resolved against the object's entity hold exactly

@@ -84,4 +84,13 @@ extension Transaction: ValidatedGraph {
     try checkOpen()
     return try projector.record(id)
   }
+
+  /// Counted without reading the list: an ordered list keeps its length.
+  func relatedCount(_ id: ObjectID, _ relationship: PropertyID) throws -> Int {
+    try checkOpen()
+    let reader = projector.reader
+    guard let e = try reader.entity(of: id), case .relationship(let r)? = model.entity(e)?.property(relationship)?.kind
+    else { return try related(id, relationship).count }
+    return try reader.relatedCount(id, r)
+  }
 }

@@ -119,8 +119,12 @@ package final class VersionBuild {
       }
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
-      try txn.put(sourceDBs.meta, key: keys.nextID, value: BigEndianKey(last + 1))
-      try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(last + 1))
+      // Each step gives identities from its destination version's band.
+      let bases = stages.map { Self.firstNewIdentity(version: $0.destinationModel.version, sourceLast: last) }
+      for (i, base) in bases.enumerated() {
+        try txn.put(sourceDBs.meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(base))
+      }
+      try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(bases.min() ?? last + 1))
       return false
     }
   }
@@ -143,6 +147,21 @@ package final class VersionBuild {
     throw VersionBuildError(
       "the store already has a model version \(v) (sha256 \(hash.prefix(12))…), and this one differs (sha256 \(model.contentHash.prefix(12))…): \(stored.differences(from: model, names: ("the store's", "the new one")).joined(separator: ", ")); give the new model another version number"
     )
+  }
+
+  /// Where the identities of objects an upcast makes (split-out objects, a policy's new
+  /// ones) begin: the destination version's band, `version` × 10^12 + 1.
+  ///
+  /// The band depends on nothing the source log has: so the upcast of the log's first k
+  /// commits gives the same identities as the upcast of the whole log, commit for commit
+  /// (a following upcast depends on it), and a source that keeps taking inserts, with
+  /// identities counted from its own last one, never reaches the band. Above the band
+  /// only when the source's identities already are (they came from such a band themselves
+  /// and overflowed it): then one past the source's last.
+  static func firstNewIdentity(version: Int, sourceLast: UInt64) -> UInt64 {
+    let (band, overflow) = UInt64(max(0, version)).multipliedReportingOverflow(by: 1_000_000_000_000)
+    guard !overflow, band < UInt64.max else { return sourceLast + 1 }
+    return max(band + 1, sourceLast + 1)
   }
 
   // MARK: - Batches
@@ -178,9 +197,13 @@ package final class VersionBuild {
     let txn = batch.handle
     let meta = sourceDBs.meta
     guard let cp = try txn.get(meta, key: keys.checkpoint),
-      let checkpoint = BigEndianKey.decode(cp),
-      let nx = try txn.get(meta, key: keys.nextID), let nextID = BigEndianKey.decode(nx)
+      let checkpoint = BigEndianKey.decode(cp)
     else { throw VersionBuildError("the upcast's checkpoint is missing") }
+    let counters = try stages.indices.map { i in
+      guard let nx = try txn.get(meta, key: keys.nextID(stage: i, of: stages.count)), let next = BigEndianKey.decode(nx)
+      else { throw VersionBuildError("the upcast's checkpoint is missing") }
+      return IdentityCounter(next: next)
+    }
     // Another writer may have added source objects since the upcast started (it writes
     // batch by batch): their identities may be given already.
     guard let b = try txn.get(meta, key: keys.base), let base = BigEndianKey.decode(b),
@@ -208,7 +231,6 @@ package final class VersionBuild {
     let associations = stages.map {
       Associations(txn: txn, forward: $0.forward, reverse: $0.reverse, keepsReverse: $0.keepsReverse)
     }
-    let counter = IdentityCounter(next: nextID)
     for c in commits {
       var input = c.events
       for (i, stage) in stages.enumerated() {
@@ -218,7 +240,7 @@ package final class VersionBuild {
         let step = UpcastStep(
           index: i, commit: c, events: input, stage: stage, source: SourceGraph(projector: projector),
           associations: associations[i], destination: batch.writing(to: stage.output, model: stage.destinationModel),
-          identities: counter)
+          identities: counters[i])
         defer { step.close() }
         try step.applySourceEvents()
         try migrate(step)
@@ -234,7 +256,9 @@ package final class VersionBuild {
     }
     try sourceProjector.writeObjects()
     try txn.put(meta, key: keys.checkpoint, value: BigEndianKey(last))
-    try txn.put(meta, key: keys.nextID, value: BigEndianKey(counter.next))
+    for (i, counter) in counters.enumerated() {
+      try txn.put(meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(counter.next))
+    }
     if done { try finish(txn, sourceEnd: last) }
     counts.finished = done
     return counts
@@ -247,7 +271,8 @@ package final class VersionBuild {
     try txn.put(meta, key: MetaKey.activeVersion, value: String(destinationModel.version))
     try txn.put(meta, key: keys.from, value: String(store.model.version))
     try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(sourceEnd))
-    for k in [keys.checkpoint, keys.nextID, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
+    for k in [keys.checkpoint, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
+    for i in stages.indices { try txn.delete(meta, key: keys.nextID(stage: i, of: stages.count)) }
     for (_, db) in stages[0].source.projections { try txn.empty(db) }
     for stage in stages {
       if !stage.isFinal {
@@ -307,6 +332,8 @@ struct UpcastKeys {
   /// The last sequence of the last source commit done.
   var checkpoint: String { prefix + "checkpoint" }
   var nextID: String { prefix + "nextID" }
+  /// The next identity step `i` of a chain of `count` gives (the last step's is ``nextID``).
+  func nextID(stage i: Int, of count: Int) -> String { i == count - 1 ? nextID : stagePrefix(i) + "nextID" }
   /// The first identity the destination could give a new object: one past the source's
   /// last identity when the upcast started.
   var base: String { prefix + "base" }

@@ -1,17 +1,31 @@
 import EventGraph
+import EventGraphReplication
 internal import EventGraphText
 
 struct StatsCommand: ToolCommand {
   let spec = CommandSpec(
     name: "stats",
     abstract:
-      "Print counts: commits, events, objects per entity, database sizes, the file and the bytes in use; the model versions with their content hashes.",
+      "Print counts: commits, events, objects per entity, database sizes, the file, the bytes in use and the free pages; the model versions with their content hashes; the replication role.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
-    options: [OptionSpec("json", help: "Print the figures as JSON.")],
+    options: [
+      OptionSpec("json", help: "Print the figures as JSON."),
+      OptionSpec(
+        "nats", valueName: "URLS",
+        help:
+          "Ask the replication stream how far behind the store is (a replica's messages, a primary's unshipped commits)."
+      ),
+    ],
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
-    let st = try openStore(try a.required("STORE")).statistics()
+    let store = try openStore(try a.required("STORE"))
+    let st = try store.statistics()
+    let role = try store.replicationRole()
+    let position = try store.checkpoint(named: "replication.position").map { String(decoding: $0, as: UTF8.self) }
+    let lag =
+      try a.value("nats") == nil
+      ? nil : ReplicationStatus.read(store, jetStream: try ReplicationOptions.connect(a, name: "eventtool stats"))
     if a.flag("json") {
       io.print(
         JSON.object([
@@ -37,7 +51,20 @@ struct StatsCommand: ToolCommand {
                   .object([JSONField("entries", .int(Int64($0.entries))), JSONField("pages", .int(Int64($0.pages)))]))
               })),
           JSONField("mapSize", .int(Int64(st.mapSize))), JSONField("fileSize", .int(Int64(st.fileSize))),
-          JSONField("usedSize", .int(Int64(st.usedSize))),
+          JSONField("usedSize", .int(Int64(st.usedSize))), JSONField("freePages", .int(Int64(st.freePages))),
+          JSONField("pageSize", .int(Int64(st.pageSize))),
+          JSONField(
+            "replication",
+            role.map { r in
+              .object([
+                JSONField("role", .string(r.kind.rawValue)), JSONField("stream", .string(r.stream)),
+                JSONField("streamSequence", position.flatMap { Int64($0) }.map { .int($0) } ?? .null),
+                JSONField("fencedBecause", r.kind == .fenced ? .string(r.detail) : .null),
+                JSONField("streamLastSequence", lag.map { .int(Int64($0.streamLastSequence)) } ?? .null),
+                JSONField("messagesBehind", lag?.messagesBehind.map { .int(Int64($0)) } ?? .null),
+                JSONField("unshippedCommits", lag?.unshippedCommits.map { .int(Int64($0)) } ?? .null),
+              ])
+            } ?? .null),
         ]).serialized())
       return
     }
@@ -50,5 +77,19 @@ struct StatsCommand: ToolCommand {
     for (e, n) in st.objectsPerEntity { io.print("objects  \(e): \(n)") }
     for (name, entries, pages) in st.databases { io.print("db       \(name): \(entries) entries, \(pages) pages") }
     io.print("file     \(st.fileSize) bytes (\(st.usedSize) in use, map \(st.mapSize) bytes)")
+    io.print(
+      "free     \(st.freePages) pages (\(st.freePages * st.pageSize) bytes) on the free list, reused by later writes; 'eventtool compact' gives them back"
+    )
+    if let role {
+      let at = role.kind == .replica ? ", applied through stream sequence \(position ?? "0")" : ""
+      let why = role.kind == .fenced ? " (\(role.detail))" : ""
+      io.print("role     \(role.kind.rawValue) of stream \(role.stream)\(at)\(why)")
+      if let lag {
+        let behind =
+          lag.messagesBehind.map { "\($0) message(s) behind" }
+          ?? "\(lag.unshippedCommits ?? 0) commit(s) not yet shipped"
+        io.print("lag      \(behind); the stream ends at sequence \(lag.streamLastSequence)")
+      }
+    }
   }
 }

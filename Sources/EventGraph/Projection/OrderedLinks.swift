@@ -1,0 +1,216 @@
+import LMDB
+
+// Ordered to-many relationships, O(log n) a change (Docs/store-layout.md, "Ordered lists").
+//
+// A list is kept in `links` under (object, relationship, order key) → target, so it reads
+// back in key order with one cursor range, as every other relationship does. `members`
+// holds each member's order key, (object, relationship, target) → order key, and under
+// (object, relationship) alone the list's length. Order keys are u64s that leave room
+// between neighbours: the first member gets 2^63, one appended the last key + 2^32, one
+// prepended the first key − 2^32, one inserted the midpoint of its neighbours' keys. Where
+// two neighbours' keys touch, the smallest window of members around the place (doubling)
+// whose key range leaves 2^20 between each is renumbered evenly. Every writer (the
+// projector, a clone's fresh objects) goes through here, so the same events always give
+// the same keys, which `verify` compares byte for byte.
+
+/// The order keys of ordered lists.
+enum OrderKeys {
+  static let first: UInt64 = 1 << 63
+  static let gap: UInt64 = 1 << 32
+  /// The spacing a renumbered window gets at least.
+  static let spread: UInt64 = 1 << 20
+
+  /// A key strictly between `a` and `b` (`nil`: no neighbour on that side), when there is one.
+  static func between(_ a: UInt64?, _ b: UInt64?) -> UInt64? {
+    switch (a, b) {
+    case (nil, nil): return first
+    case (let a?, nil):
+      if UInt64.max - a > gap { return a + gap }
+      return UInt64.max - a >= 2 ? a + (UInt64.max - a) / 2 : nil
+    case (nil, let b?):
+      if b > gap { return b - gap }
+      return b >= 2 ? b / 2 : nil
+    case (let a?, let b?):
+      return b > a && b - a >= 2 ? a + (b - a) / 2 : nil
+    }
+  }
+
+  /// Where a new member goes at `position` of a list of `count` members whose keys
+  /// `keys(range)` reads: its key, and the members whose keys change (their positions
+  /// before the insert, and their new keys).
+  ///
+  /// The one algorithm of every writer: the store's lists and a clone's in memory.
+  static func place(at position: Int, count: Int, keys: (Range<Int>) throws -> [UInt64]) throws -> (
+    key: UInt64, moved: [(position: Int, key: UInt64)]
+  ) {
+    let neighbours = try keys(max(0, position - 1)..<min(count, position + 1))
+    let before = position > 0 ? neighbours.first : nil
+    let after = position < count ? neighbours.last : nil
+    if let key = between(before, after) { return (key, []) }
+    // The smallest window around the place, doubling, whose bounds leave room to spread.
+    var half = 1
+    while true {
+      let lower = max(0, position - half)
+      let upper = min(count, position + half)
+      let low = lower > 0 ? try keys((lower - 1)..<lower)[0] : 0
+      let high = upper < count ? try keys(upper..<(upper + 1))[0] : UInt64.max
+      let slots = UInt64(upper - lower + 1)
+      let step = (high - low) / (slots + 1)
+      if step >= spread || (lower == 0 && upper == count && step >= 1) {
+        var moved: [(position: Int, key: UInt64)] = []
+        var free: UInt64 = 0
+        for i in 0..<Int(slots) {
+          let key = low + step * UInt64(i + 1)
+          let at = lower + i
+          if at == position { free = key } else { moved.append((at < position ? at : at - 1, key)) }
+        }
+        return (free, moved)
+      }
+      guard lower > 0 || upper < count else { throw StoreError.corrupt("an ordered list has no room for a member") }
+      half *= 2
+    }
+  }
+}
+
+/// An ordered list named by its object and relationship.
+struct ListName: Hashable {
+  let object: ObjectID
+  let rel: UInt16
+}
+
+/// An ordered list held in memory, keyed as the store would key it (a clone's new lists).
+struct OrderedListModel {
+  private(set) var members: [(key: UInt64, target: ObjectID)] = []
+
+  mutating func insert(_ t: ObjectID, at position: Int?) throws {
+    let at = position ?? members.count
+    let (key, moved) = try OrderKeys.place(at: at, count: members.count) { r in members[r].map(\.key) }
+    for m in moved { members[m.position].key = m.key }
+    members.insert((key, t), at: at)
+  }
+}
+
+extension GraphReader {
+  /// The length of an ordered list.
+  func orderedCount(_ o: ObjectID, _ rel: UInt16) throws -> Int {
+    let stored = try txn.withValue(dbs.members, key: StoreKey.links(o, rel)) { KeyField.u64($0, at: 0) }
+    return stored.flatMap { $0 }.map { Int($0) } ?? 0
+  }
+
+  /// The order key of `t` in an ordered list, `nil` when it is not a member.
+  func orderKey(_ o: ObjectID, _ rel: UInt16, of t: ObjectID) throws -> UInt64? {
+    let stored = try txn.withValue(dbs.members, key: StoreKey.link(o, rel, target: t)) { KeyField.u64($0, at: 0) }
+    return stored.flatMap { $0 }
+  }
+
+  /// The position of `t` in an ordered list: the members before its key, counted with one
+  /// cursor step each.
+  func orderedPosition(_ o: ObjectID, _ rel: UInt16, of t: ObjectID) throws -> Int? {
+    guard let key = try orderKey(o, rel, of: t) else { return nil }
+    var position = 0
+    let prefix = StoreKey.links(o, rel)
+    try txn.forEach(dbs.links, from: prefix) { k, _ in
+      guard KeyField.hasPrefix(k, prefix), let found = KeyField.u64(k, at: 10), found < key else { return false }
+      position += 1
+      return true
+    }
+    return position
+  }
+
+  /// The members at positions `range` of an ordered list of `count` members, with their
+  /// keys, reached from the nearer end of the list.
+  func orderedSlice(_ o: ObjectID, _ rel: UInt16, _ range: Range<Int>, count: Int) throws -> [(
+    key: UInt64, target: ObjectID
+  )] {
+    guard !range.isEmpty else { return [] }
+    let cursor = try txn.cursor(dbs.links)
+    let prefix = StoreKey.links(o, rel)
+    func current() throws -> (key: UInt64, target: ObjectID) {
+      try cursor.withCurrent { k, v in
+        guard KeyField.hasPrefix(k, prefix), let key = KeyField.u64(k, at: 10), let t = KeyField.u64(v, at: 0) else {
+          throw StoreError.corrupt("\(display(o)): ordered list \(rel) is shorter than its length \(count)")
+        }
+        return (key, ObjectID(t))
+      }
+    }
+    func step(_ forward: Bool) throws {
+      guard try forward ? cursor.next() : cursor.previous() else {
+        throw StoreError.corrupt("\(display(o)): ordered list \(rel) is shorter than its length \(count)")
+      }
+    }
+    if range.lowerBound <= count - range.upperBound {
+      guard try cursor.seek(prefix) else { throw StoreError.corrupt("\(display(o)): ordered list \(rel) is empty") }
+      for _ in 0..<range.lowerBound { try step(true) }
+    } else {
+      // From the last member: the first key past the list, then back one.
+      let past = StoreKey.links(o, rel + 1)
+      if try cursor.seek(past) {
+        try step(false)
+      } else if try !cursor.last() {
+        throw StoreError.corrupt("\(display(o)): ordered list \(rel) is empty")
+      }
+      for _ in 0..<(count - range.lowerBound - 1) { try step(false) }
+    }
+    var result = [try current()]
+    for _ in 1..<range.count {
+      try step(true)
+      result.append(try current())
+    }
+    return result
+  }
+}
+
+extension GraphReader where T == WriteHandle {
+  /// Puts `t` at `position` of an ordered list of `count` members (at its end when
+  /// `position` is `count`); `t` is not a member (the caller checked).
+  /// - Returns: the key `t` got.
+  @discardableResult
+  func insertOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, at position: Int, count: Int) throws -> UInt64 {
+    let (key, moved) = try OrderKeys.place(at: position, count: count) { r in
+      try orderedSlice(o, rel, r, count: count).map(\.key)
+    }
+    if let firstMoved = moved.first, let lastMoved = moved.last {
+      // A window renumbered: its members, in order, take the new keys in order; the old
+      // keys go first, so that no new key meets an old one.
+      let window = try orderedSlice(o, rel, firstMoved.position..<(lastMoved.position + 1), count: count)
+      for m in window { try txn.delete(dbs.links, key: StoreKey.link(o, rel, order: m.key)) }
+      for (m, member) in zip(moved, window) {
+        try txn.put(dbs.links, key: StoreKey.link(o, rel, order: m.key), value: BigEndianKey(member.target.rawValue))
+        try txn.put(dbs.members, key: StoreKey.link(o, rel, target: member.target), value: BigEndianKey(m.key))
+      }
+    }
+    try put(o, rel, t, key: key, count: count + 1)
+    return key
+  }
+
+  /// Appends `t` to an ordered list of `count` members whose last key the caller knows:
+  /// the key it got, or `nil` (nothing written) when there is no room after `last`.
+  func appendOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, after last: UInt64, count: Int) throws -> UInt64? {
+    guard let key = OrderKeys.between(last, nil) else { return nil }
+    try put(o, rel, t, key: key, count: count + 1)
+    return key
+  }
+
+  /// Writes a member's entries and the list's new length.
+  private func put(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, key: UInt64, count: Int) throws {
+    try txn.put(dbs.links, key: StoreKey.link(o, rel, order: key), value: BigEndianKey(t.rawValue))
+    try txn.put(dbs.members, key: StoreKey.link(o, rel, target: t), value: BigEndianKey(key))
+    try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(count)))
+  }
+
+  /// Removes `t` from an ordered list; false when it is not a member.
+  func removeOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID) throws -> Bool {
+    guard let key = try orderKey(o, rel, of: t) else { return false }
+    let count = try orderedCount(o, rel)
+    guard try txn.delete(dbs.links, key: StoreKey.link(o, rel, order: key)), count > 0 else {
+      throw StoreError.corrupt("\(display(o)): ordered list \(rel) has no entry for its member \(display(t))")
+    }
+    try txn.delete(dbs.members, key: StoreKey.link(o, rel, target: t))
+    if count == 1 {
+      try txn.delete(dbs.members, key: StoreKey.links(o, rel))
+    } else {
+      try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(count - 1)))
+    }
+    return true
+  }
+}

@@ -1,0 +1,223 @@
+import EventGraph
+import Foundation
+import NATSClient
+
+/// A read replica: a store kept up to date from a stream, message by message, each record
+/// checked by its checksum and applied through the store's own commit pipeline with the
+/// stream position in the same transaction — so a replica killed at any moment resumes
+/// exactly where it stopped.
+///
+/// Its store serves every read as the primary's does; every local write is refused
+/// (``StoreError/Code/replica``) until ``promote()`` makes it the primary.
+///
+/// ```swift
+/// let replica = try Replica.create(at: "/srv/replica", jetStream: js, stream: "EG_…")
+/// try replica.catchUp()
+/// ```
+public final class Replica: Sendable {
+  /// Consecutive commit records of one version, applied in one transaction.
+  struct CommitRun {
+    var records: [CommitRecord] = []
+    var version = 0
+  }
+
+  public let store: EventStore
+  public let jetStream: JetStream
+  public let stream: String
+  let member: String
+
+  /// Follows `stream` into `store`, which must be its replica.
+  public init(store: EventStore, jetStream: JetStream, stream: String) throws {
+    guard let role = try store.replicationRole(), role.stream == stream, role.kind == .replica else {
+      let now =
+        try store.replicationRole().map { "the \($0.kind.rawValue) of stream '\($0.stream)'" } ?? "not replicated"
+      throw ReplicationError.wrongRole(stream: stream, detail: "\(store.path) is \(now), not a replica of it")
+    }
+    self.store = store
+    self.jetStream = jetStream
+    self.stream = stream
+    self.member = try Membership.member(of: store)
+  }
+
+  /// Makes a new replica of `stream` in `path` (which must not hold a store) from its
+  /// genesis message: the primary's identity and active model.
+  public static func create(at path: String, jetStream: JetStream, stream: String, options: StoreOptions = .init())
+    throws -> Replica
+  {
+    guard StreamLayout.isValidStreamName(stream), try jetStream.streamInfo(stream) != nil else {
+      throw ReplicationError.noStream(
+        stream: stream, detail: "there is no such stream on \(jetStream.connection.urls.joined(separator: ","))")
+    }
+    guard let genesis = try jetStream.message(stream: stream, sequence: 1), genesis.kind == .genesis,
+      let owner = genesis.headers[StreamLayout.Header.store]
+    else {
+      throw ReplicationError.badMessage(
+        stream: stream, sequence: 1, detail: "the first message is not a genesis message")
+    }
+    let model: Model
+    do {
+      model = try Model(json: genesis.data, file: "stream '\(stream)' message 1")
+    } catch {
+      throw ReplicationError.badMessage(stream: stream, sequence: 1, detail: "its model: \(error)")
+    }
+    // Made beside `path` and renamed into place once it is a replica, so that a creation
+    // killed midway leaves no store without its role (a later run starts again).
+    let fm = FileManager.default
+    guard !fm.fileExists(atPath: path) || ((try? fm.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
+      throw StoreError.alreadyExists(path: path)
+    }
+    let staging = path + ".replica-in-progress"
+    try? fm.removeItem(atPath: staging)
+    do {
+      let store = try EventStore.create(at: staging, model: model, options: options, storeID: owner)
+      try store.setReplicationRole(ReplicationRole(.replica, stream: stream), checkpoint: Membership.position(1))
+    }
+    try? fm.removeItem(atPath: path)
+    try fm.moveItem(atPath: staging, toPath: path)
+    return try Replica(store: try EventStore(path: path, options: options), jetStream: jetStream, stream: stream)
+  }
+
+  /// The last stream sequence applied.
+  public func position() throws -> UInt64 { try Membership.position(of: store) }
+
+  /// Applies every message up to the stream's end as it is now.
+  ///
+  /// - Returns: the messages applied.
+  @discardableResult
+  public func catchUp() throws -> Int {
+    guard let end = try jetStream.streamInfo(stream)?.lastSequence else {
+      throw ReplicationError.noStream(stream: stream, detail: "the stream is gone")
+    }
+    var applied = 0
+    while try position() < end {
+      let n = try applyNext(upTo: end)
+      if n == 0 { break }
+      applied += n
+    }
+    return applied
+  }
+
+  /// Keeps applying messages as they arrive until `shouldStop` says so (checked between
+  /// messages, and every `poll` seconds while the stream has nothing new).
+  ///
+  /// A stream without a leader for a while (a node died) or a connection that is
+  /// reconnecting only delays it: it tries again until the stream answers.
+  public func follow(poll: Double = 0.01, until shouldStop: () -> Bool) throws {
+    while !shouldStop() {
+      let applied: Int
+      do {
+        applied = try applyNext(upTo: .max)
+      } catch let e as NATSError where e.isTransient {
+        applied = 0
+      }
+      if applied == 0 { Thread.sleep(forTimeInterval: poll) }
+    }
+  }
+
+  /// Reads up to 64 messages after the position (none past `end`) and applies them, runs
+  /// of commits of one version in one transaction; the count applied.
+  func applyNext(upTo end: UInt64) throws -> Int {
+    var next = try position() + 1
+    var run = CommitRun()
+    var applied = 0
+    while applied < 64, next <= end {
+      guard let message = try jetStream.message(stream: stream, sequence: next) else {
+        // Missing, or published just after it was asked for: asked again once the stream
+        // says it holds it.
+        if let last = try jetStream.streamInfo(stream)?.lastSequence, last >= next,
+          try jetStream.message(stream: stream, sequence: next) == nil
+        {
+          throw ReplicationError.badMessage(
+            stream: stream, sequence: next, detail: "the message is missing: the stream has a gap")
+        }
+        break
+      }
+      if message.kind == .commits, let version = message.version, run.records.isEmpty || version == run.version {
+        run.records += try StreamLayout.unpack(message.data, sequence: next, stream: stream)
+        run.version = version
+      } else {
+        try append(&run, through: next - 1)
+        try apply(message)
+      }
+      applied += 1
+      next += 1
+    }
+    try append(&run, through: next - 1)
+    return applied
+  }
+
+  /// Appends a run of commit records of one version, with the position `sequence`.
+  private func append(_ run: inout CommitRun, through sequence: UInt64) throws {
+    guard !run.records.isEmpty else { return }
+    do {
+      try store.appendCommitRecords(run.records, version: run.version, checkpoint: Membership.position(sequence))
+    } catch {
+      throw ReplicationError.badMessage(stream: stream, sequence: sequence, detail: "\(error)")
+    }
+    run.records = []
+  }
+
+  /// Applies a message other than a run of commits, with the position.
+  private func apply(_ m: StoredMessage) throws {
+    let at = Membership.position(m.sequence)
+    guard m.headers[StreamLayout.Header.store] == store.storeID else {
+      throw ReplicationError.otherStore(
+        stream: stream, found: m.headers[StreamLayout.Header.store] ?? "?", expected: store.storeID)
+    }
+    switch m.kind {
+    case .genesis, .promote:
+      try store.setCheckpoint(at)
+    case .model:
+      guard let version = m.version else { throw badHeader(m) }
+      if try store.versions().contains(version) {
+        try store.setCheckpoint(at)
+      } else {
+        let model = try Model(json: m.data, file: "stream '\(stream)' message \(m.sequence)")
+        try store.installVersion(model, checkpoint: at)
+      }
+    case .switchVersion:
+      guard let version = m.version else { throw badHeader(m) }
+      try store.switchVersion(to: version, checkpoint: at)
+    case .commits:
+      guard let version = m.version else { throw badHeader(m) }
+      let records = try StreamLayout.unpack(m.data, sequence: m.sequence, stream: stream)
+      try store.appendCommitRecords(records, version: version, checkpoint: at)
+    case .none:
+      throw ReplicationError.badMessage(
+        stream: stream, sequence: m.sequence, detail: "unknown kind '\(m.headers[StreamLayout.Header.kind] ?? "")'")
+    }
+  }
+
+  private func badHeader(_ m: StoredMessage) -> ReplicationError {
+    .badMessage(
+      stream: stream, sequence: m.sequence, detail: "a \(m.kind?.rawValue ?? "?") message without its version")
+  }
+
+  // MARK: - Failover
+
+  /// Makes this replica the primary: it applies everything the stream holds, then
+  /// publishes a promote message fenced by the stream's last sequence — so a former
+  /// primary's next publish is refused — and takes the primary's role.
+  ///
+  /// - Throws: ``ReplicationError/Code/fenced`` when another member published meanwhile
+  ///   (run it again to catch up with that one).
+  public func promote() throws {
+    try catchUp()
+    let at = try position()
+    let message = OutgoingMessage(
+      subject: StreamLayout.promote(stream), id: "\(store.storeID):promote:\(at + 1)",
+      headers: [
+        StreamLayout.Header.kind: StreamLayout.Kind.promote.rawValue, StreamLayout.Header.store: store.storeID,
+        StreamLayout.Header.member: member,
+      ], data: [])
+    let outcome = Result { () throws(NATSError) -> PublishAck in try jetStream.publish(message, expectLastSequence: at)
+    }
+    if case .failure(let e) = outcome, e.isWrongLastSequence {
+      throw ReplicationError.fenced(
+        stream: stream, sequence: at + 1, detail: "another member published after sequence \(at) while promoting")
+    }
+    let ack = try outcome.get()
+    try store.setReplicationRole(
+      ReplicationRole(.primary, stream: stream), checkpoint: Membership.position(ack.sequence))
+  }
+}

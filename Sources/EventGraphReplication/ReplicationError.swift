@@ -1,0 +1,66 @@
+import Foundation
+
+/// A refusal of replication: each names the stream and what is wrong; the local store is
+/// left as it was.
+public struct ReplicationError: Error, Sendable, Hashable, CustomStringConvertible {
+  public struct Code: RawRepresentable, Sendable, Hashable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The stream belongs to another store.
+    public static let otherStore = Code(rawValue: "otherStore")
+    /// A message of the stream cannot be read: out of place, of an unknown kind, or a
+    /// record whose checksum fails.
+    public static let badMessage = Code(rawValue: "badMessage")
+    /// Another member published to the stream: this one is no longer the primary.
+    public static let fenced = Code(rawValue: "fenced")
+    /// The store has no part in this stream, or not the one asked for.
+    public static let wrongRole = Code(rawValue: "wrongRole")
+    /// The stream does not exist, or is empty.
+    public static let noStream = Code(rawValue: "noStream")
+    /// The store and the stream disagree about a version's log.
+    public static let diverged = Code(rawValue: "diverged")
+    /// The replication was stopped.
+    public static let stopped = Code(rawValue: "stopped")
+  }
+
+  public let code: Code
+  public let stream: String
+  public let sequence: UInt64?
+  public let detail: String
+
+  public var description: String {
+    let at = sequence.map { " at sequence \($0)" } ?? ""
+    return "stream '\(stream)'\(at): \(detail)"
+  }
+
+  static func otherStore(stream: String, found: String, expected: String) -> Self {
+    .init(
+      code: .otherStore, stream: stream, sequence: 1,
+      detail: "it belongs to store \(found), not to this store (\(expected))")
+  }
+
+  static func badMessage(stream: String, sequence: UInt64, detail: String) -> Self {
+    .init(code: .badMessage, stream: stream, sequence: sequence, detail: detail)
+  }
+
+  static func fenced(stream: String, sequence: UInt64?, detail: String) -> Self {
+    .init(code: .fenced, stream: stream, sequence: sequence, detail: "fenced: \(detail)")
+  }
+
+  static func wrongRole(stream: String, detail: String) -> Self {
+    .init(code: .wrongRole, stream: stream, sequence: nil, detail: detail)
+  }
+
+  static func noStream(stream: String, detail: String) -> Self {
+    .init(code: .noStream, stream: stream, sequence: nil, detail: detail)
+  }
+
+  static func diverged(stream: String, detail: String) -> Self {
+    .init(code: .diverged, stream: stream, sequence: nil, detail: detail)
+  }
+
+  static func stopped(stream: String) -> Self {
+    .init(
+      code: .stopped, stream: stream, sequence: nil, detail: "replication stopped before the commit reached the stream")
+  }
+}

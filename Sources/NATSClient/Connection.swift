@@ -1,0 +1,51 @@
+internal import CNATS
+import Foundation
+
+/// A connection to a NATS server or cluster.
+///
+/// nats.c's connection is safe to use from any thread; its calls block, so keep them off
+/// Swift's cooperative pool (a thread of one's own, as the replication shipper has).
+public final class NATSConnection: @unchecked Sendable {
+  // Safety of @unchecked Sendable: nats.c locks its connection internally, and the pointer
+  // is set once in init and freed once in deinit.
+  let pointer: OpaquePointer
+  /// The URLs it was asked to connect to.
+  public let urls: [String]
+
+  /// Connects to the first server of `urls` that answers; later it reconnects by itself
+  /// to any of them, without limit, every `reconnectWait` seconds.
+  ///
+  /// - Throws: ``NATSError`` when no server answers within `timeout` seconds.
+  public init(urls: [String], name: String, timeout: Double = 2, reconnectWait: Double = 0.1) throws(NATSError) {
+    self.urls = urls
+    var options: OpaquePointer?
+    try check(natsOptions_Create(&options), doing: "creating NATS options")
+    guard let options else { throw NATSError(NATS_NO_MEMORY, doing: "creating NATS options") }
+    defer { natsOptions_Destroy(options) }
+    // The servers' C strings live until the options copy them (inside this call).
+    let copies = urls.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    var servers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) }
+    try check(
+      natsOptions_SetServers(options, &servers, Int32(servers.count)),
+      doing: "the server list \(urls.joined(separator: ","))")
+    try check(natsOptions_SetName(options, name), doing: "naming the connection")
+    try check(natsOptions_SetTimeout(options, Int64(timeout * 1000)), doing: "setting the timeout")
+    try check(natsOptions_SetMaxReconnect(options, -1), doing: "setting reconnects")
+    try check(natsOptions_SetReconnectWait(options, Int64(reconnectWait * 1000)), doing: "setting reconnects")
+    var connection: OpaquePointer?
+    try check(
+      natsConnection_Connect(&connection, options),
+      doing: "connecting to \(urls.joined(separator: ","))")
+    guard let connection else { throw NATSError(NATS_ERR, doing: "connecting to \(urls.joined(separator: ","))") }
+    self.pointer = connection
+  }
+
+  /// The largest message the server takes, in bytes.
+  public var maxPayload: Int { Int(natsConnection_GetMaxPayload(pointer)) }
+
+  deinit {
+    natsConnection_Close(pointer)
+    natsConnection_Destroy(pointer)
+  }
+}

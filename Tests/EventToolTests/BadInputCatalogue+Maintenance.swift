@@ -1,0 +1,31 @@
+import Foundation
+
+// MARK: - Compacting and backing up a store
+
+extension BadInput {
+  static let maintenanceCases: [BadInput] = compactCases + backupCases
+
+  static let compactCases: [BadInput] = [
+    bad(2, ["compact"], ["STORE"]),
+    bad(2, ["compact", "@S", "extra"], ["extra"]),
+    bad(1, ["compact", "@D/nowhere"], ["@D/nowhere", "no such file"]),
+    bad(1, ["compact", "@D/empty"], ["@D/empty", "not an EventGraph store"], files: ["empty": .directory]),
+    bad(2, ["compact", "@S", "--drop-versions-before", "x"], ["--drop-versions-before", "'x'"]),
+    bad(2, ["compact", "@S", "--drop-versions-before"], ["--drop-versions-before"]),
+    // The book fixture is at version 2 alone: dropping below 3 would drop the active one.
+    bad(1, ["compact", "@S", "--drop-versions-before", "3"], ["version 2", "the active one", "nothing was changed"]),
+    bad(2, ["compact", "@S", "--drop-rollback"], ["--drop-rollback"]),
+  ]
+
+  static let backupCases: [BadInput] = [
+    bad(2, ["backup", "@S"], ["DIR"]),
+    bad(2, ["backup"], ["STORE"]),
+    bad(1, ["backup", "@D/nowhere", "@D/b"], ["@D/nowhere", "no such file"], absent: ["@D/b"]),
+    bad(1, ["backup", "@S", "@D/file"], ["@D/file", "not an empty directory"], files: ["file": .text("x")]),
+    bad(
+      1, ["backup", "@S", "@D/full"], ["@D/full", "not an empty directory"],
+      files: ["full": .directory, "full/x": .text("x")]),
+    bad(1, ["backup", "@S", "@D/no/such/b"], ["@D/no/such/b", "no such file"], absent: ["@D/no"]),
+    bad(2, ["backup", "@S", "@D/b", "--compact=yes"], ["--compact"], absent: ["@D/b"]),
+  ]
+}

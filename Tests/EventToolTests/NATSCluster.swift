@@ -1,0 +1,50 @@
+import Foundation
+import NATSClient
+import Testing
+
+/// A three-node JetStream cluster on loopback for one test suite, started by
+/// `Tools/nats-cluster` in a temporary directory and stopped when released.
+final class NATSCluster: @unchecked Sendable {
+  // @unchecked Sendable: every property is set in init and never changed.
+  let directory: String
+  let urls: String
+
+  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Tools/nats-cluster").path
+
+  init() throws {
+    directory = temporaryDirectory("nats")
+    // Through the shell, not Foundation's Process: the script leaves the servers running in
+    // the background, and Process then never sees the script itself end.
+    guard Self.shell("start '\(directory)' > '\(directory)/urls' 2> '\(directory)/start.log'") == 0 else {
+      let log = (try? String(contentsOfFile: directory + "/start.log", encoding: .utf8)) ?? ""
+      throw ClusterError(message: "Tools/nats-cluster start failed (run Tools/setup): \(log)")
+    }
+    urls = ((try? String(contentsOfFile: directory + "/urls", encoding: .utf8)) ?? "")
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  deinit {
+    _ = Self.shell("stop '\(directory)'")
+    removeDirectory(directory)
+  }
+
+  /// Runs `Tools/nats-cluster ARGUMENTS` through the shell; its exit status.
+  @discardableResult
+  static func shell(_ arguments: String) -> Int32 {
+    system("'\(script)' \(arguments) < /dev/null")
+  }
+
+  var urlList: [String] { urls.split(separator: ",").map(String.init) }
+
+  func jetStream() throws -> JetStream { try JetStream(NATSConnection(urls: urlList, name: "tests"), timeout: 5) }
+
+  /// Kills node `n` (1–3) with SIGKILL, or starts it again.
+  func kill(node n: Int) { Self.shell("kill '\(directory)' \(n)") }
+  func restart(node n: Int) { Self.shell("restart '\(directory)' \(n) > /dev/null 2>&1") }
+
+  struct ClusterError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+  }
+}
