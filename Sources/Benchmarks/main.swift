@@ -49,11 +49,13 @@ do {
     try StoreBenchmark.run(
       events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000,
       unsyncedCommits: quick ? 20_000 : 100_000, table: &t)
+    try RecordBenchmark.insert(count: quick ? 20_000 : 100_000, table: &t)
     tables.append(t)
   }
   if wants("query") {
     var t = BenchmarkTable(title: "Query language and fetch (issue 3)")
     try QueryBenchmark.run(objects: quick ? 100_000 : 1_000_000, table: &t)
+    try RecordBenchmark.fetch(count: 100_000, table: &t)
     tables.append(t)
   }
   if wants("clone") {
