@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|clone|service|ordered|upcast|all] [--quick] [--people N]
+// Usage: Benchmarks [store|query|records|clone|service|ordered|upcast|all] [--quick] [--people N]
 // (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
@@ -55,6 +55,13 @@ do {
   if wants("query") {
     var t = BenchmarkTable(title: "Query language and fetch (issue 3)")
     try QueryBenchmark.run(objects: quick ? 100_000 : 1_000_000, table: &t)
+    try RecordBenchmark.fetch(count: 100_000, table: &t)
+    tables.append(t)
+  }
+  // The typed records' figures alone (they are also in `store` and `query`).
+  if sections.contains("records") {
+    var t = BenchmarkTable(title: "Typed records (issue 18)")
+    try RecordBenchmark.insert(count: quick ? 20_000 : 100_000, table: &t)
     try RecordBenchmark.fetch(count: 100_000, table: &t)
     tables.append(t)
   }

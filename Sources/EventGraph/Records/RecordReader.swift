@@ -35,23 +35,53 @@ struct RecordReader: RecordDecoderBase {
 
     func decodeNil(forKey key: Key) throws -> Bool { !contains(key) }
 
-    // The common types read without going through `Any`.
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-      try quick(key) { if case .string(let s) = $0 { s } else { nil } }
+    // The common types read without going through `Any`, and an optional's presence and
+    // value found with one lookup (the protocol's default asks `contains`, `decodeNil` and
+    // `decode` in turn).
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try quick(key, Self.string) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try quick(key, Self.int16) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try quick(key, Self.int32) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try quick(key, Self.int64) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try quick(key, Self.double) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try quick(key, Self.bool) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+      try quickIfPresent(key, Self.string)
     }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-      try quick(key) { if case .int64(let n) = $0 { n } else { nil } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try quickIfPresent(key, Self.int16) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try quickIfPresent(key, Self.int32) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try quickIfPresent(key, Self.int64) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+      try quickIfPresent(key, Self.double)
     }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-      try quick(key) { if case .double(let d) = $0 { d } else { nil } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try quickIfPresent(key, Self.bool) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+      guard let f = field(key) else { return nil }
+      if case .ref(_, let toMany) = f.type, !toMany, try reader.related(reader.state.id, f.property).isEmpty {
+        return nil
+      }
+      if f.attributeType != nil, reader.state[f.property] == nil { return nil }
+      return try read(type, forKey: key)
     }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-      try quick(key) { if case .boolean(let b) = $0 { b } else { nil } }
-    }
+
+    private static func string(_ v: Value) -> String? { if case .string(let s) = v { s } else { nil } }
+    private static func int16(_ v: Value) -> Int16? { if case .int16(let n) = v { n } else { nil } }
+    private static func int32(_ v: Value) -> Int32? { if case .int32(let n) = v { n } else { nil } }
+    private static func int64(_ v: Value) -> Int64? { if case .int64(let n) = v { n } else { nil } }
+    private static func double(_ v: Value) -> Double? { if case .double(let d) = v { d } else { nil } }
+    private static func bool(_ v: Value) -> Bool? { if case .boolean(let b) = v { b } else { nil } }
 
     /// The value `pick` takes from the stored one, or the general path's answer (and error).
     private func quick<T: Decodable>(_ key: Key, _ pick: (Value) -> T?) throws -> T {
       if let f = field(key), let v = reader.state[f.property], let x = pick(v) { return x }
+      return try read(T.self, forKey: key)
+    }
+
+    /// ``quick(_:_:)`` for an optional: `nil` when the object has no value.
+    private func quickIfPresent<T: Decodable>(_ key: Key, _ pick: (Value) -> T?) throws -> T? {
+      guard let f = field(key) else { return nil }
+      guard let v = reader.state[f.property] else { return nil }
+      if let x = pick(v) { return x }
       return try read(T.self, forKey: key)
     }
 

@@ -5,8 +5,11 @@ import EventGraphLocking
 ///
 /// Made once per record type and model (kept in a cache keyed by the type, checked by the
 /// entity's identity), so a fetch or an insert checks nothing per object.
-struct RecordSchema: Sendable {
-  struct Field: Sendable {
+final class RecordSchema: Sendable {
+  /// A property of the record and the entity's property it reads and writes (a class:
+  /// the readers and writers pass fields around per value, and a reference costs less to
+  /// copy than an attribute's description).
+  final class Field: Sendable {
     let key: String
     let property: PropertyID
     let type: RecordFieldType
@@ -15,13 +18,33 @@ struct RecordSchema: Sendable {
     /// The entity's attribute, or its relationship.
     let attribute: Attribute?
     let relationship: Relationship?
-    var attributeType: AttributeType? { attribute?.type }
+    /// The attribute's type; `nil` for a relationship.
+    let attributeType: AttributeType?
+
+    init(
+      key: String, property: PropertyID, type: RecordFieldType, isOptional: Bool, attribute: Attribute?,
+      relationship: Relationship?
+    ) {
+      self.key = key
+      self.property = property
+      self.type = type
+      self.isOptional = isOptional
+      self.attribute = attribute
+      self.relationship = relationship
+      self.attributeType = attribute?.type
+    }
   }
 
   let entity: Entity
   let fields: [Field]
   /// The index in ``fields`` by ``PropertyID`` (-1 for a property the record does not have).
   let fieldIndex: [Int]
+
+  init(entity: Entity, fields: [Field], fieldIndex: [Int]) {
+    self.entity = entity
+    self.fields = fields
+    self.fieldIndex = fieldIndex
+  }
 
   /// The field of the entity's property `name`, when the record has one.
   func field(_ name: String) -> Field? {

@@ -46,9 +46,25 @@ final class RecordWriter: Encoder {
   func unkeyedContainer() -> any UnkeyedEncodingContainer { RefusingContainer(writer: self) }
   func singleValueContainer() -> any SingleValueEncodingContainer { RefusingContainer(writer: self) }
 
+  /// The index in the schema's fields of the record's property `key`.
+  private func index(_ key: String, _ swiftType: Any.Type?) -> Int? {
+    if let p = schema.entity.propertyID(named: key), case let i = schema.fieldIndex[Int(p.rawValue)], i >= 0 {
+      return i
+    }
+    fail(key, swiftType, "not a property the record type was checked with")
+    return nil
+  }
+
+  /// Writes a value already made (the common types, which need no `Any`); the attribute's
+  /// type is applied when the object is written, as for the dynamic API.
+  fileprivate func write(_ key: String, _ swiftType: Any.Type, _ make: (AttributeType) -> Value) {
+    guard let i = index(key, swiftType) else { return }
+    guard let type = schema.fields[i].attributeType else { return fail(key, swiftType, "not a Ref") }
+    values[i] = make(type)
+  }
+
   fileprivate func write<T: Encodable>(_ value: T, key: String) {
-    guard let p = schema.entity.propertyID(named: key), case let i = schema.fieldIndex[Int(p.rawValue)], i >= 0
-    else { return fail(key, T.self, "not a property the record type was checked with") }
+    guard let i = index(key, T.self) else { return }
     let f = schema.fields[i]
     if case .ref = f.type {
       guard let r = value as? any AnyRefValue else { return fail(key, T.self, "not a Ref") }
@@ -61,8 +77,7 @@ final class RecordWriter: Encoder {
   }
 
   fileprivate func writeNil(key: String) {
-    guard let p = schema.entity.propertyID(named: key), case let i = schema.fieldIndex[Int(p.rawValue)], i >= 0
-    else { return fail(key, nil, "not a property the record type was checked with") }
+    guard let i = index(key, nil) else { return }
     values[i] = nil
     targets[i] = []
   }
@@ -73,15 +88,31 @@ final class RecordWriter: Encoder {
 
     mutating func encodeNil(forKey key: Key) throws { writer.writeNil(key: key.stringValue) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: String, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+      writer.write(key.stringValue, Bool.self) { _ in .boolean(value) }
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+      writer.write(key.stringValue, String.self) { $0 == .uri ? .uri(value) : .string(value) }
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+      writer.write(key.stringValue, Double.self) { _ in .double(value) }
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+      writer.write(key.stringValue, Float.self) { _ in .float(value) }
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+      writer.write(key.stringValue, Int.self) { _ in .int64(Int64(value)) }
+    }
     mutating func encode(_ value: Int8, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+      writer.write(key.stringValue, Int16.self) { _ in .int16(value) }
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+      writer.write(key.stringValue, Int32.self) { _ in .int32(value) }
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+      writer.write(key.stringValue, Int64.self) { _ in .int64(value) }
+    }
     mutating func encode(_ value: UInt, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
     mutating func encode(_ value: UInt8, forKey key: Key) throws { writer.write(value, key: key.stringValue) }
     mutating func encode(_ value: UInt16, forKey key: Key) throws { writer.write(value, key: key.stringValue) }

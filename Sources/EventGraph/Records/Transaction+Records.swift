@@ -11,12 +11,12 @@ extension Transaction {
     try checkOpen()
     let schema = try RecordSchema.of(R.self, in: model)
     let w = try RecordWriter.encode(record, schema: schema)
-    var values: [(Attribute, Value?)] = []
+    var values: [(PropertyID, Value)] = []
     values.reserveCapacity(schema.fields.count)
     for (i, f) in schema.fields.enumerated() {
-      if let a = f.attribute { values.append((a, w.values[i])) }
+      if f.attributeType != nil, let v = w.values[i] { values.append((f.property, v)) }
     }
-    let id = try insert(schema.entity, values: values)
+    let id = try insert(schema.entity, valuesByID: values)
     for (i, f) in schema.fields.enumerated() {
       if let r = f.relationship, !w.targets[i].isEmpty { try setRelationship(id, r, to: w.targets[i]) }
     }
