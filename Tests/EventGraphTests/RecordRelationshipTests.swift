@@ -92,3 +92,45 @@ struct RecordRelationshipTests {
     #expect(try store.read { try $0.record(EmployeeRecord.self, acme.value.id) } == nil)
   }
 }
+
+/// A record whose own decoding reads a property twice and out of the declared order.
+struct CompanyOutOfOrder: Record, Equatable {
+  static let entityName = "Company"
+  var name: String
+  var founded: Date?
+
+  enum CodingKeys: String, CodingKey { case name, founded }
+
+  init(name: String, founded: Date?) {
+    self.name = name
+    self.founded = founded
+  }
+
+  init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    founded = try c.decodeIfPresent(Date.self, forKey: .founded)
+    let first = try c.decode(String.self, forKey: .name)
+    name = try c.decode(String.self, forKey: .name)
+    guard first == name else { throw RecordError.testFailure }
+  }
+}
+
+@Suite("Records: a hand-written init(from:)")
+struct RecordCustomDecodingTests {
+  @Test("reads in another order and twice find the same values")
+  func outOfOrder() throws {
+    let (store, dir) = try makeStore(try Fixtures.company())
+    defer { removeDirectory(dir) }
+    let when = Date(timeIntervalSince1970: 86_400)
+    let ids = try store.write { tx in
+      [
+        try tx.insert(CompanyOutOfOrder(name: "Acme", founded: when)),
+        try tx.insert(CompanyOutOfOrder(name: "Initech", founded: nil)),
+      ]
+    }.value
+    let read = try store.fetch(CompanyOutOfOrder.self, sortedBy: [.init("name")])
+    #expect(read.map(\.id) == ids)
+    #expect(
+      read.map(\.record) == [CompanyOutOfOrder(name: "Acme", founded: when), .init(name: "Initech", founded: nil)])
+  }
+}

@@ -19,11 +19,28 @@ struct RecordReader: RecordDecoderBase {
       detail: "\(detail) (object \(entityName)/\(state.id.rawValue))")
   }
 
-  struct Container<Key: CodingKey>: RecordKeyedReading {
+  /// A class, so that it can follow the record's reads: a synthesized `init(from:)` reads
+  /// the properties in declaration order, the order of the schema's fields, so the next
+  /// field is tried first (a comparison of two short strings) before the entity's lookup.
+  final class Container<Key: CodingKey>: RecordKeyedReading {
     let reader: RecordReader
     var codingPath: [any CodingKey] { [] }
 
-    private func field(_ key: Key) -> RecordSchema.Field? { reader.schema.field(key.stringValue) }
+    private var next = 0
+
+    init(reader: RecordReader) { self.reader = reader }
+
+    private func field(_ key: Key) -> RecordSchema.Field? {
+      let name = key.stringValue
+      let fields = reader.schema.fields
+      if next < fields.count, fields[next].key == name {
+        next += 1
+        return fields[next - 1]
+      }
+      guard let i = reader.schema.position(name) else { return nil }
+      next = i + 1
+      return fields[i]
+    }
 
     func contains(_ key: Key) -> Bool {
       guard let f = field(key) else { return false }
@@ -61,7 +78,7 @@ struct RecordReader: RecordDecoderBase {
         return nil
       }
       if f.attributeType != nil, reader.state[f.property] == nil { return nil }
-      return try read(type, forKey: key)
+      return try read(type, f)
     }
 
     private static func string(_ v: Value) -> String? { if case .string(let s) = v { s } else { nil } }
@@ -73,8 +90,9 @@ struct RecordReader: RecordDecoderBase {
 
     /// The value `pick` takes from the stored one, or the general path's answer (and error).
     private func quick<T: Decodable>(_ key: Key, _ pick: (Value) -> T?) throws -> T {
-      if let f = field(key), let v = reader.state[f.property], let x = pick(v) { return x }
-      return try read(T.self, forKey: key)
+      guard let f = field(key) else { return try read(T.self, forKey: key) }
+      if let v = reader.state[f.property], let x = pick(v) { return x }
+      return try read(T.self, f)
     }
 
     /// ``quick(_:_:)`` for an optional: `nil` when the object has no value.
@@ -82,13 +100,18 @@ struct RecordReader: RecordDecoderBase {
       guard let f = field(key) else { return nil }
       guard let v = reader.state[f.property] else { return nil }
       if let x = pick(v) { return x }
-      return try read(T.self, forKey: key)
+      return try read(T.self, f)
     }
 
     func read<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
       guard let f = field(key) else {
         throw reader.failure(key.stringValue, T.self, "not a property the record type was checked with")
       }
+      return try read(type, f)
+    }
+
+    /// The value of field `f` as a `T`.
+    private func read<T: Decodable>(_ type: T.Type, _ f: RecordSchema.Field) throws -> T {
       if case .ref = f.type {
         let ids = try reader.related(reader.state.id, f.property)
         guard let v = (T.self as? any AnyRefValue.Type)?.make(ids) as? T else {

@@ -47,10 +47,13 @@ final class RecordSchema: Sendable {
   }
 
   /// The field of the entity's property `name`, when the record has one.
-  func field(_ name: String) -> Field? {
+  func field(_ name: String) -> Field? { position(name).map { fields[$0] } }
+
+  /// The index in ``fields`` of the field of the entity's property `name`.
+  func position(_ name: String) -> Int? {
     guard let p = entity.propertyID(named: name) else { return nil }
     let i = fieldIndex[Int(p.rawValue)]
-    return i >= 0 ? fields[i] : nil
+    return i >= 0 ? i : nil
   }
 
   private static let cache = Locked<[ObjectIdentifier: [RecordSchema]]>([:])

@@ -31,7 +31,12 @@ extension Snapshot {
     let found = try fetch(
       schema.entity, where: predicate, variables: variables, sortedBy: sort, limit: limit, offset: offset,
       keepingStates: true)
-    return try found.states.map { try decodeRecord($0, schema: schema, version: try version(of: $0.id)) }
+    let versions = try reader.versions(of: found.objects)
+    // One closure for the whole fetch, not one per record.
+    let related: (ObjectID, PropertyID) throws -> [ObjectID] = { [reader] in try reader.related($0, $1) }
+    return try found.states.indices.map { i in
+      try Self.decodeRecord(found.states[i], schema: schema, version: versions[i], related: related)
+    }
   }
 }
 
