@@ -116,3 +116,24 @@ struct RecordSchemaTests {
     #expect(throws: RecordError.self) { try RecordSchema.of(CompanyRecord.self, in: other) }
   }
 }
+
+/// A record type only the cache test uses, so that no other test touches its entries.
+struct CacheProbeRecord: Record {
+  static let entityName = "Department"
+  var name: String
+}
+
+@Suite("Records: the check's cache")
+struct RecordSchemaCacheTests {
+  @Test("keeps the checks of the last few models of a type, dropping the oldest")
+  func bounded() throws {
+    let first = try Fixtures.company()
+    let kept = try RecordSchema.of(CacheProbeRecord.self, in: first)
+    #expect(try RecordSchema.of(CacheProbeRecord.self, in: first) === kept)
+    // Models loaded again are other instances: each gets its own check.
+    let others = try (0..<8).map { _ in try Fixtures.company() }
+    for m in others { _ = try RecordSchema.of(CacheProbeRecord.self, in: m) }
+    #expect(try RecordSchema.of(CacheProbeRecord.self, in: others[7]) !== kept)
+    #expect(try RecordSchema.of(CacheProbeRecord.self, in: first) !== kept)
+  }
+}

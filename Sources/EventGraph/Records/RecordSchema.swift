@@ -57,6 +57,7 @@ final class RecordSchema: Sendable {
   }
 
   private static let cache = Locked<[ObjectIdentifier: [RecordSchema]]>([:])
+  private static let modelsKept = 8
 
   /// The schema of `R` in `model`, checked at its first use and kept.
   ///
@@ -68,7 +69,12 @@ final class RecordSchema: Sendable {
     let key = ObjectIdentifier(R.self)
     if let known = cache.withLock({ $0[key]?.first { $0.entity === entity } }) { return known }
     let schema = try check(R.self, entity: entity, model: model)
-    cache.withLock { $0[key, default: []].append(schema) }
+    cache.withLock {
+      // A few models per type (a process that opens store after store makes a model each
+      // time): the oldest checks are dropped rather than kept for ever.
+      $0[key, default: []].append(schema)
+      if $0[key, default: []].count > Self.modelsKept { $0[key]?.removeFirst() }
+    }
     return schema
   }
 
