@@ -45,6 +45,22 @@ struct CodegenCLITests {
   }
 
   @Test(
+    "the output for every example model passes swift format lint --strict with the package's configuration",
+    arguments: ["AddressBook.v1", "AddressBook.v2", "AddressBook.v3", "Company", "Members"])
+  func formatted(model: String) throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let out = dir + "/\(model.filter(\.isLetter)).swift"
+    #expect(try ToolRunner.eventtool(["codegen", examples + "/\(model).model.json", "--out", out]).status == 0)
+    let configuration = URL(fileURLWithPath: examples).deletingLastPathComponent().deletingLastPathComponent().path
+    let lint = try ToolRunner.runSystem(
+      "/opt/swift/usr/bin/swift-format",
+      ["lint", "--strict", "--configuration", configuration + "/.swift-format", out])
+    #expect(lint.status == 0, "\(lint.err)")
+    #expect(lint.err.isEmpty)
+  }
+
+  @Test(
     "bad input exits with an error naming what is wrong",
     arguments: [
       (["codegen", "/no/such.model.json"], Int32(1), "/no/such.model.json"),
