@@ -15,7 +15,7 @@ let package = Package(
   targets: [
     // C at the edge: Debian's libraries, through module maps only. LMDB's:
     .systemLibrary(name: "CLMDB", path: "Sources/CLMDB"),
-    // SQLite is used only by the benchmarks, as the peer a server developer would pick.
+    // SQLite: the benchmarks' peer, and the reader of Core Data's SQLite stores.
     .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
     // Intel's storage acceleration library (Debian's libisal-dev): the commit records'
     // CRC-32C with the processor's CRC instructions.
@@ -35,9 +35,15 @@ let package = Package(
     .target(name: "EventGraphText"),
     .target(name: "EventGraph", dependencies: ["LMDB", "CISAL", "EventGraphText", "EventGraphLocking"]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
+    // Core Data's files read as they are: models (XML, legacy and compiled), stores (SQLite
+    // through CSQLite, XML) and mapping models, turned into EventGraph's formats.
+    .target(name: "EventGraphCoreData", dependencies: ["EventGraph", "EventGraphText", "CSQLite"]),
     .target(
       name: "EventTool",
-      dependencies: ["EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "EventGraphText"]),
+      dependencies: [
+        "EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "EventGraphText",
+        "EventGraphCoreData",
+      ]),
     .executableTarget(name: "eventtool", dependencies: ["EventTool"]),
     // A child process for the crash and multi-process tests.
     .executableTarget(
@@ -46,7 +52,10 @@ let package = Package(
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["EventGraph", "EventGraphMigration", "LMDB", "CBaselines", "EventGraphLocking"]),
+      dependencies: [
+        "EventGraph", "EventGraphMigration", "EventGraphReplication", "NATSClient", "EventGraphCoreData", "LMDB",
+        "CBaselines", "EventGraphLocking",
+      ]),
     // The seeded generator shared by every randomized test.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
@@ -58,6 +67,10 @@ let package = Package(
     .testTarget(
       name: "EventGraphMigrationTests",
       dependencies: ["EventGraphMigration", "EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),
+    .testTarget(
+      name: "EventGraphCoreDataTests",
+      dependencies: ["EventGraphCoreData", "EventGraph", "EventGraphMigration", "EventGraphText", "TestSupport"],
+      exclude: ["Fixtures"]),
     .testTarget(
       name: "EventToolTests",
       dependencies: [

@@ -1,6 +1,7 @@
 // Compiled into the EventGraphMigration module by Tools/fuzz only (the last module it
 // builds, which sees every harness). See Docs/reliability.md, "Fuzzing".
 import EventGraph
+import EventGraphCoreData
 import Foundation
 
 /// The harness this binary runs, chosen by the name it is called by (Tools/fuzz links one
@@ -14,6 +15,8 @@ private let harness: @Sendable (UnsafeRawBufferPointer) -> Void = {
   case "model": return Fuzz.model
   case "mapping": return MappingFuzz.mapping
   case "jsonl": return Fuzz.jsonl
+  case "cdmodel": return CoreDataFuzz.model
+  case "plist": return CoreDataFuzz.plist
   default: fatalError("call this binary by a target's name (Tools/fuzz list), not '\(name)'")
   }
 }()

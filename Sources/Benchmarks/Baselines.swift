@@ -199,7 +199,7 @@ enum Baselines {
 
   // MARK: Conversion
 
-  private static func measurement(_ workload: String, _ result: eg_result) throws -> Measurement {
+  static func measurement(_ workload: String, _ result: eg_result) throws -> Measurement {
     guard result.operations >= 0 else {
       throw BaselineError(workload: workload, message: string(fromCArray: result.message))
     }

@@ -1,6 +1,7 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|records|clone|service|ordered|upcast|all] [--quick] [--people N]
+// Usage: Benchmarks [store|query|records|clone|service|ordered|replication|upcast|coredata|all] [--quick]
+//        [--people N]
 // (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
@@ -81,10 +82,21 @@ do {
       members: quick ? [2_000, 20_000] : [10_000, 100_000], snapshotMembers: quick ? 6_000 : 60_000, table: &t)
     tables.append(t)
   }
+  if wants("replication") {
+    var t = BenchmarkTable(title: "Replication to a JetStream cluster (issue 16)")
+    try ReplicationBenchmark.run(
+      commits: quick ? 2_000 : 8_000, catchUpEvents: quick ? 200_000 : 1_000_000, table: &t)
+    tables.append(t)
+  }
   if wants("upcast") {
     var t = BenchmarkTable(title: "Upcast of the seed's phone split (issue 4)")
     try UpcastBenchmark.run(
       people: people.isEmpty ? (quick ? [20_000] : [150_000, 1_430_000]) : people, table: &t)
+    tables.append(t)
+  }
+  if wants("coredata") {
+    var t = BenchmarkTable(title: "Core Data SQLite store import (issue 17)")
+    try CoreDataBenchmark.run(rows: quick ? 100_000 : 1_000_000, batch: 10_000, table: &t)
     tables.append(t)
   }
 } catch {

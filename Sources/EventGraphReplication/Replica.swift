@@ -99,9 +99,18 @@ public final class Replica: Sendable {
 
   /// Keeps applying messages as they arrive until `shouldStop` says so (checked between
   /// messages, and every `poll` seconds while the stream has nothing new).
+  ///
+  /// A stream without a leader for a while (a node died) or a connection that is
+  /// reconnecting only delays it: it tries again until the stream answers.
   public func follow(poll: Double = 0.01, until shouldStop: () -> Bool) throws {
     while !shouldStop() {
-      if try applyNext(upTo: .max) == 0 { Thread.sleep(forTimeInterval: poll) }
+      let applied: Int
+      do {
+        applied = try applyNext(upTo: .max)
+      } catch let e as NATSError where e.isTransient {
+        applied = 0
+      }
+      if applied == 0 { Thread.sleep(forTimeInterval: poll) }
     }
   }
 
@@ -113,7 +122,11 @@ public final class Replica: Sendable {
     var applied = 0
     while applied < 64, next <= end {
       guard let message = try jetStream.message(stream: stream, sequence: next) else {
-        if let last = try jetStream.streamInfo(stream)?.lastSequence, last >= next {
+        // Missing, or published just after it was asked for: asked again once the stream
+        // says it holds it.
+        if let last = try jetStream.streamInfo(stream)?.lastSequence, last >= next,
+          try jetStream.message(stream: stream, sequence: next) == nil
+        {
           throw ReplicationError.badMessage(
             stream: stream, sequence: next, detail: "the message is missing: the stream has a gap")
         }

@@ -58,8 +58,14 @@ public final class Shipper: CommitAcknowledging, Sendable {
 
   // MARK: - Running
 
-  /// Starts the shipping thread; in quorum mode the store's service commits wait for it.
+  /// Starts the shipping thread (once; later calls do nothing); in quorum mode the store's
+  /// service commits wait for it.
   public func start() {
+    let first = state.withLock { s -> Bool in
+      defer { s.started = true }
+      return !s.started
+    }
+    guard first else { return }
     if mode == .quorum { store.setAcknowledger(self) }
     let thread = Thread { [self] in
       run()
@@ -74,7 +80,7 @@ public final class Shipper: CommitAcknowledging, Sendable {
   public func stop() {
     let wasRunning = state.withLock { s -> Bool in
       defer { s.stopped = true }
-      return !s.stopped
+      return s.started && !s.stopped
     }
     guard wasRunning else { return }
     if mode == .quorum { store.setAcknowledger(nil) }
@@ -276,6 +282,7 @@ struct ShipperState: Sendable {
   var waiters: [Waiter] = []
   var fenced: ReplicationError?
   var stopped = false
+  var started = false
   var lastError: String?
 }
 

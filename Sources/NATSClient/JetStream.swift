@@ -126,23 +126,27 @@ public final class JetStream: @unchecked Sendable {
   /// The message at `sequence` of stream `stream`; `nil` when there is none (not yet, or
   /// deleted).
   public func message(stream: String, sequence: UInt64) throws(NATSError) -> StoredMessage? {
-    var msg: OpaquePointer?
-    var code = jsErrCode(rawValue: 0)
-    let status = js_GetMsg(&msg, context, stream, sequence, nil, &code)
-    if status == NATS_NOT_FOUND || code == JSNoMessageFoundErr { return nil }
-    try check(status, code, doing: "reading message \(sequence) of stream '\(stream)'")
-    guard let msg else { return nil }
-    defer { natsMsg_Destroy(msg) }
-    return StoredMessage(copying: msg, sequence: natsMsg_GetSequence(msg))
+    try stored(doing: "reading message \(sequence) of stream '\(stream)'") { msg, code in
+      js_GetMsg(&msg, context, stream, sequence, nil, &code)
+    }
   }
 
   /// The last message on `subject` in stream `stream`; `nil` when there is none.
   public func lastMessage(stream: String, subject: String) throws(NATSError) -> StoredMessage? {
+    try stored(doing: "reading the last message on \(subject) of stream '\(stream)'") { msg, code in
+      js_GetLastMsg(&msg, context, stream, subject, nil, &code)
+    }
+  }
+
+  /// A message that `get` reads from a stream, copied; `nil` when the stream has none.
+  private func stored(
+    doing what: String, _ get: (inout OpaquePointer?, inout jsErrCode) -> natsStatus
+  ) throws(NATSError) -> StoredMessage? {
     var msg: OpaquePointer?
     var code = jsErrCode(rawValue: 0)
-    let status = js_GetLastMsg(&msg, context, stream, subject, nil, &code)
+    let status = get(&msg, &code)
     if status == NATS_NOT_FOUND || code == JSNoMessageFoundErr { return nil }
-    try check(status, code, doing: "reading the last message on \(subject) of stream '\(stream)'")
+    try check(status, code, doing: what)
     guard let msg else { return nil }
     defer { natsMsg_Destroy(msg) }
     return StoredMessage(copying: msg, sequence: natsMsg_GetSequence(msg))

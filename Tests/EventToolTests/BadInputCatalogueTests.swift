@@ -11,7 +11,8 @@ import Testing
 @Suite("Bad input catalogue: a clear error, the right exit status, the store unchanged")
 struct BadInputCatalogueTests {
   static let cases: [BadInput] =
-    (BadInput.fileCases + BadInput.storeCases + BadInput.migrationCases + BadInput.maintenanceCases)
+    (BadInput.fileCases + BadInput.storeCases + BadInput.migrationCases + BadInput.maintenanceCases
+    + BadInput.coreDataCases)
     .filter { $0.access == .owner || Permissions.canTest }
 
   @Test("refuses the input, names what is wrong, changes nothing", arguments: cases)
@@ -100,10 +101,11 @@ struct BadInput: Sendable, CustomTestStringConvertible {
   var absent: [String] = []
 
   /// `@S` the case's store, `@O` the other fixture's copy, `@D` the case's directory,
-  /// `@X` Docs/examples.
+  /// `@X` Docs/examples, `@C` the Core Data fixtures (Tests/EventGraphCoreDataTests/Fixtures).
   func expand(_ text: String, dir: String) -> String {
     text.replacingOccurrences(of: "@S", with: dir + "/store").replacingOccurrences(of: "@O", with: dir + "/other")
       .replacingOccurrences(of: "@D", with: dir).replacingOccurrences(of: "@X", with: examples)
+      .replacingOccurrences(of: "@C", with: CoreDataCommandTests.fixtures)
   }
 
   var testDescription: String {

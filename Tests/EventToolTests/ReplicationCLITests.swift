@@ -57,6 +57,15 @@ final class ReplicationCLITests {
     #expect(try run(["replica", replica, "--nats", cluster.urls, "--stream", stream]).status == 0)
     #expect(try fingerprint(replica) == fingerprint(primary))
     #expect(try run(["stats", replica]).out.contains("role     replica of stream CLI"))
+    #expect(try run(["stats", replica, "--nats", cluster.urls]).out.contains("lag      0 message(s) behind"))
+    // A commit the primary has not shipped yet shows as its lag.
+    try #"{"commit":"late","type":"insert","object":"$x","entity":"AddressBook"}"#.appending("\n")
+      .appending(#"{"commit":"late","type":"set","object":"$x","key":"firstName","value":"x"}"#).appending("\n")
+      .appending(#"{"commit":"late","type":"set","object":"$x","key":"lastName","value":"y"}"#)
+      .write(toFile: dir + "/late.jsonl", atomically: true, encoding: .utf8)
+    let appended = try run(["append", primary, dir + "/late.jsonl"])
+    #expect(appended.status == 0, "\(appended.err)")
+    #expect(try run(["stats", primary, "--nats", cluster.urls]).out.contains("lag      1 commit(s) not yet shipped"))
   }
 
   @Test("bad input: no server at the URL, a replica written to, promote of a primary, a stream of another store")

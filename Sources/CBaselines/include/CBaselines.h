@@ -170,6 +170,24 @@ void eg_upcast_person(int64_t id, eg_person *out);
  */
 eg_result eg_remove_directory(const char *dir);
 
+/* MARK: - Core Data's SQLite layout (coredata.c) */
+
+/**
+ * Writes a Core Data SQLite store at `path` (replacing it), in one transaction:
+ * Z_PRIMARYKEY (Company 1, Employee 2), Z_METADATA, ZCOMPANY with `companies`
+ * rows (ZNAME) and ZEMPLOYEE with `employees_per_company` rows a company
+ * (ZNAME, ZSALARY, the to-one ZCOMPANY, and Z_FOK_COMPANY, the order of the
+ * ordered to-many Company.employees: the reverse of Z_PK within a company).
+ * The timed interval is the inserts. operations = rows.
+ */
+eg_result eg_coredata_build(const char *path, int64_t companies, int64_t employees_per_company);
+
+/**
+ * sqlite3's own full scan of that store: every column of every row of both
+ * tables, read with sqlite3_column_*, text bytes added up. operations = rows.
+ */
+eg_result eg_coredata_scan(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,6 +61,12 @@ enum IndexKey {
     return (0..<8).map { UInt8(truncatingIfNeeded: u >> (8 * UInt64(7 - $0))) }
   }
 
+  /// The bytes every key of a string starting with `prefix` starts with: the prefix in
+  /// normal form C, escaped, without the end marker (cut as a long value's key is).
+  static func prefixBytes(_ prefix: String) -> [UInt8] {
+    Array(bytes(Array(prefix.precomposedStringWithCanonicalMapping.utf8)).dropLast(2))
+  }
+
   private static func bytes(_ content: [UInt8]) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(min(content.count, maximumContent) + 4)

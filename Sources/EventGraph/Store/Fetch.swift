@@ -34,7 +34,8 @@ public struct SortDescriptor: Sendable, Hashable {
 /// What a fetch did: the objects, and whether an index chose the candidates.
 public struct FetchResult: Sendable, Hashable {
   public var objects: [ObjectID]
-  /// The indexed attribute whose range gave the candidates, or `nil` for a scan.
+  /// The indexed attribute whose range gave the candidates (several, `name, age`, for the
+  /// union an `OR` reads), or `nil` for a scan.
   public var index: String?
   /// How many objects the predicate was evaluated on.
   public var examined: Int
@@ -63,8 +64,9 @@ extension Snapshot {
   /// The live objects of `entity` (sub-entities included) for which `predicate` holds,
   /// sorted, then `offset` skipped and at most `limit` kept.
   ///
-  /// An equality, range, `BETWEEN` or `IN` on an attribute declared `"indexed": true`
-  /// (alone, or as one clause of an `AND`) reads only that range of the index; the whole
+  /// An equality, range, `BETWEEN`, `IN` or `BEGINSWITH` on an attribute declared `"indexed": true`
+  /// (alone, as one clause of an `AND`, or every clause of an `OR`, whose ranges are read
+  /// together) reads only that range of the index; the whole
   /// predicate is then checked on each candidate. Anything else scans the entity.
   ///
   /// `$variables` in the predicate take their values from `variables`, each typed by its
@@ -95,10 +97,20 @@ extension Snapshot {
     let bindings = variables.mapValues { QueryVariable<ObjectID>.value($0) }
     let sortKeys = try sort.map { d in (try SortPath(d.key, from: e, in: model), d.ascending) }
     let source = ProjectionSource(reader: reader)
-    var plan: IndexPlan? = nil
-    if let compiled { plan = IndexPlan.choose(compiled.predicate, entity: e) }
+    var plans: [IndexPlan]? = nil
+    if let compiled { plans = IndexPlan.choose(compiled.predicate, entity: e) }
+    // No range to read: the sort's index may give the page in order, and stop early.
+    if plans == nil,
+      let served = try fetchInIndexOrder(
+        e, sortKeys, limit: limit, offset: offset,
+        matches: { o in try compiled?.evaluate(o, in: source, variables: bindings) ?? true })
+    {
+      let states = keepingStates ? try served.objects.compactMap { try source.state($0) } : []
+      return (served.objects, states, sortKeys.first?.0.attribute.name, served.examined)
+    }
     let candidates =
-      try plan.map { try $0.candidates(reader: reader, kinds: model.descendants(of: e.id)) } ?? reader.objects(of: e.id)
+      try plans.map { try IndexPlan.candidates($0, reader: reader, kinds: model.descendants(of: e.id)) }
+      ?? reader.objects(of: e.id)
     var matches: [ObjectID] = []
     var states: [ObjectState] = []
     for o in candidates {
@@ -119,8 +131,13 @@ extension Snapshot {
       }
     }
     let page = order.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? Int.max)
+    // The indexed attributes whose ranges gave the candidates, each once: `name, age`.
+    let index = plans.map { p in
+      p.map(\.attribute.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+    }
     return (
-      page.map { matches[$0] }, keepingStates ? page.map { states[$0] } : [], plan?.attribute.name, candidates.count
+      page.map { matches[$0] }, keepingStates ? page.map { states[$0] } : [], index?.joined(separator: ", "),
+      candidates.count
     )
   }
 }

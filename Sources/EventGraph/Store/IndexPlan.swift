@@ -9,19 +9,31 @@ struct IndexPlan {
   /// Several points for `IN`.
   let ranges: [(low: [UInt8]?, high: [UInt8]?)]
 
-  /// The best index range for a predicate on `entity`, or `nil` when none applies: an
-  /// equality beats `IN`, which beats a range.
-  static func choose(_ p: QueryPredicate, entity: Entity) -> IndexPlan? {
+  /// The best index ranges for a predicate on `entity`, or `nil` when none applies.
+  ///
+  /// Their objects together hold every object the predicate can match. An equality beats
+  /// `IN`, which beats a range, which beats a union. An `OR` is served when each of its
+  /// clauses is, by the union of their ranges (on one attribute or several); an `AND` by its
+  /// best clause.
+  static func choose(_ p: QueryPredicate, entity: Entity) -> [IndexPlan]? {
     switch p.kind {
-    case .comparison(let c): return plan(c, entity)
+    case .comparison(let c): return plan(c, entity).map { [$0] }
     case .and(let clauses):
       let plans = clauses.compactMap { choose($0, entity: entity) }
       return plans.min { rank($0) < rank($1) }
+    case .or(let clauses):
+      var union: [IndexPlan] = []
+      for clause in clauses {
+        guard let plans = choose(clause, entity: entity) else { return nil }
+        union += plans
+      }
+      return union.isEmpty ? nil : union
     default: return nil
     }
   }
 
-  private static func rank(_ p: IndexPlan) -> Int {
+  private static func rank(_ plans: [IndexPlan]) -> Int {
+    guard plans.count == 1, let p = plans.first else { return 4 + plans.count }
     if p.ranges.allSatisfy({ $0.low != nil && $0.low == $0.high }) { return p.ranges.count == 1 ? 0 : 1 }
     return p.ranges.allSatisfy({ $0.low != nil && $0.high != nil }) ? 2 : 3
   }
@@ -64,6 +76,12 @@ struct IndexPlan {
       guard case .list(let items) = other.kind, items.count == 2, let lo = encoded(items[0]), let hi = encoded(items[1])
       else { return nil }
       return IndexPlan(attribute: a, ranges: [(lo, hi)])
+    case .beginsWith:
+      // Every string with the prefix: its key starts with the prefix's bytes (in normal form
+      // C, as the index holds strings), which no content byte of 0xFF can follow.
+      guard a.type == .string, case .literal(.string(let p)) = other.kind else { return nil }
+      let low = IndexKey.prefixBytes(p)
+      return IndexPlan(attribute: a, ranges: [(low, low + [0xFF])])
     case .in:
       guard case .list(let items) = other.kind else { return nil }
       let points = items.compactMap(encoded)
@@ -89,10 +107,21 @@ struct IndexPlan {
     }
   }
 
-  /// The objects in the ranges, for each of `kinds` (the entity and its sub-entities), in
-  /// identity order without repeats.
-  func candidates<T: TransactionReading>(reader: GraphReader<T>, kinds: [EntityID]) throws -> [ObjectID] {
+  /// The objects in the ranges of every plan, for each of `kinds` (the entity and its
+  /// sub-entities), in identity order without repeats.
+  static func candidates<T: TransactionReading>(_ plans: [IndexPlan], reader: GraphReader<T>, kinds: [EntityID])
+    throws -> [ObjectID]
+  {
     var found = Set<ObjectID>()
+    for plan in plans { try plan.collect(into: &found, reader: reader, kinds: kinds) }
+    return found.sorted()
+  }
+
+  private func collect<T: TransactionReading>(
+    into found: inout Set<ObjectID>, reader: GraphReader<T>, kinds: [EntityID]
+  )
+    throws
+  {
     for kind in kinds {
       let prefix = IndexKey.prefix(entity: kind, attribute: attribute.id)
       for (low, high) in ranges {
@@ -105,6 +134,5 @@ struct IndexPlan {
         }
       }
     }
-    return found.sorted()
   }
 }

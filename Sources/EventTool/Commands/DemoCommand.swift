@@ -9,14 +9,22 @@ struct DemoCommand: ToolCommand {
       only, 一寸法師 with none), shows its log and state, upcasts it to v2 with the seed's phone split, \
       prints the PhoneBook list, follows an object's history across the version bump, and rolls back \
       and forward; then the second seed: a company with ordered employees and its deep copy. Every step \
-      is printed as the eventtool command that does it, followed by its output.
+      is printed as the eventtool command that does it, followed by its output. With --coredata, the seed's \
+      story from its own Core Data files instead: both model versions, the v1 XML store and the mapping model \
+      imported, the upcast with the phone split, the PhoneBook list.
       """,
     positionals: [
       PositionalSpec(
         "DIR", help: "A directory to work in (must not exist or be empty); a temporary one by default.",
         isOptional: true)
     ],
-    examples: ["eventtool demo", "eventtool demo /tmp/eventgraph-demo"])
+    options: [
+      OptionSpec("coredata", help: "Run the seed's story from its Core Data files (model, XML store, mapping model)."),
+      OptionSpec(
+        "files", valueName: "DIR",
+        help: "With --coredata: the seed's Core Data files (the repository's copy by default)."),
+    ],
+    examples: ["eventtool demo", "eventtool demo /tmp/eventgraph-demo", "eventtool demo --coredata"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let fm = FileManager.default
@@ -28,6 +36,10 @@ struct DemoCommand: ToolCommand {
     }
     try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
     let demo = DemoRunner(dir: dir, io: io)
+    if a.flag("coredata") {
+      try CoreDataDemo.run(demo, files: a.value("files") ?? CoreDataDemo.defaultFiles)
+      return
+    }
     try demo.write("AddressBook.v1.model.json", DemoFiles.addressBookV1)
     try demo.write("people.jsonl", DemoFiles.people)
     let store = dir + "/book.store"

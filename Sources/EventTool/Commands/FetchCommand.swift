@@ -5,7 +5,8 @@ struct FetchCommand: ToolCommand {
     name: "fetch", abstract: "List the objects of an entity that match a predicate, sorted and limited.",
     discussion: """
       The predicate is the NSPredicate format-string subset of Docs/query-language.md. An equality, range, \
-      BETWEEN or IN on an attribute declared "indexed": true reads only that range of the index; anything \
+      BETWEEN, IN or BEGINSWITH on an attribute declared "indexed": true reads only that range of the index (an OR \
+      of such clauses, the union of their ranges); anything \
       else scans the entity (sub-entities included). $NAME in the predicate takes the value --var NAME=VALUE \
       gives; a sort key may follow to-one relationships (company.name).
       """,

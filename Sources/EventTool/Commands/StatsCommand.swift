@@ -1,4 +1,5 @@
 import EventGraph
+import EventGraphReplication
 internal import EventGraphText
 
 struct StatsCommand: ToolCommand {
@@ -7,7 +8,14 @@ struct StatsCommand: ToolCommand {
     abstract:
       "Print counts: commits, events, objects per entity, database sizes, the file, the bytes in use and the free pages; the model versions with their content hashes; the replication role.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
-    options: [OptionSpec("json", help: "Print the figures as JSON.")],
+    options: [
+      OptionSpec("json", help: "Print the figures as JSON."),
+      OptionSpec(
+        "nats", valueName: "URLS",
+        help:
+          "Ask the replication stream how far behind the store is (a replica's messages, a primary's unshipped commits)."
+      ),
+    ],
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
@@ -15,6 +23,9 @@ struct StatsCommand: ToolCommand {
     let st = try store.statistics()
     let role = try store.replicationRole()
     let position = try store.checkpoint(named: "replication.position").map { String(decoding: $0, as: UTF8.self) }
+    let lag =
+      try a.value("nats") == nil
+      ? nil : ReplicationStatus.read(store, jetStream: try ReplicationOptions.connect(a, name: "eventtool stats"))
     if a.flag("json") {
       io.print(
         JSON.object([
@@ -49,6 +60,9 @@ struct StatsCommand: ToolCommand {
                 JSONField("role", .string(r.kind.rawValue)), JSONField("stream", .string(r.stream)),
                 JSONField("streamSequence", position.flatMap { Int64($0) }.map { .int($0) } ?? .null),
                 JSONField("fencedBecause", r.kind == .fenced ? .string(r.detail) : .null),
+                JSONField("streamLastSequence", lag.map { .int(Int64($0.streamLastSequence)) } ?? .null),
+                JSONField("messagesBehind", lag?.messagesBehind.map { .int(Int64($0)) } ?? .null),
+                JSONField("unshippedCommits", lag?.unshippedCommits.map { .int(Int64($0)) } ?? .null),
               ])
             } ?? .null),
         ]).serialized())
@@ -70,6 +84,12 @@ struct StatsCommand: ToolCommand {
       let at = role.kind == .replica ? ", applied through stream sequence \(position ?? "0")" : ""
       let why = role.kind == .fenced ? " (\(role.detail))" : ""
       io.print("role     \(role.kind.rawValue) of stream \(role.stream)\(at)\(why)")
+      if let lag {
+        let behind =
+          lag.messagesBehind.map { "\($0) message(s) behind" }
+          ?? "\(lag.unshippedCommits ?? 0) commit(s) not yet shipped"
+        io.print("lag      \(behind); the stream ends at sequence \(lag.streamLastSequence)")
+      }
     }
   }
 }

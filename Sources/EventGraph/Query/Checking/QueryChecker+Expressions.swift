@@ -1,3 +1,5 @@
+internal import EventGraphText
+
 extension QueryChecker {
   /// Checks an expression.
   ///
@@ -154,6 +156,18 @@ extension QueryChecker {
       return .attribute(.date)
     case .uuid:
       return .attribute(.uuid)
+    case .date:
+      try require({ $0.isText || $0.isNumeric || $0 == .date }, "an ISO 8601 string or a number of seconds")
+      if case .literal(.string(let s))? = arguments.first?.kind, ISO8601.parse(s) == nil {
+        throw error(.typeMismatch, "'\(s)' is not an ISO 8601 date", at: arguments.first?.sourceOffset)
+      }
+      return .attribute(.date)
+    case .number:
+      try require({ $0.isText || $0.isNumeric }, "a string or a number")
+      if case .literal(.string(let s))? = arguments.first?.kind, Double(s) == nil {
+        throw error(.typeMismatch, "'\(s)' is not a number", at: arguments.first?.sourceOffset)
+      }
+      return .attribute(.double)
     case .length, .utf16length:
       try require({ $0.isText || $0 == .binary }, "a string or binary data")
       return .attribute(.int64)

@@ -118,7 +118,7 @@ private struct QueryInputs {
     case .function(let f, let arguments, _):
       switch f {
       case .now, .uuid: readsMore()  // a new value at every evaluation
-      case .uppercase, .lowercase, .trim, .concat, .coalesce, .length, .abs, .utf16length:
+      case .uppercase, .lowercase, .trim, .concat, .coalesce, .length, .abs, .utf16length, .date, .number:
         for a in arguments { add(a) }
       }
     }

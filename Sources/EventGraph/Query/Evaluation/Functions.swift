@@ -12,6 +12,8 @@ import Foundation
 /// | `uuid()` | — | a new random UUID |
 /// | `length(x)` | a string or binary | characters or bytes, `int64`; nil for nil |
 /// | `utf16length(x)` | a string or binary | UTF-16 code units (NSString's `length`) or bytes; nil for nil |
+/// | `date(x)` | an ISO 8601 string, or seconds since 2001-01-01 | a date; nil for nil or text that is no date |
+/// | `number(x)` | a string or a number | a double; nil for nil or text that is no number |
 /// | `abs(x)` | a number | its magnitude (integers give `int64`) |
 @usableFromInline
 enum Functions {
@@ -48,6 +50,17 @@ enum Functions {
       case .string(let s)?, .uri(let s)?: return .int64(Int64(s.utf16.count))
       case .binary(let b)?: return .int64(Int64(b.count))
       default: return nil
+      }
+    case .date:
+      switch first {
+      case .string(let s)?, .uri(let s)?: return ISO8601.parse(s).map(Value.date)
+      case .date?: return first
+      default: return first?.doubleValue.map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+      }
+    case .number:
+      switch first {
+      case .string(let s)?, .uri(let s)?: return Double(s.trimmingCharacters(in: .whitespaces)).map(Value.double)
+      default: return first?.doubleValue.map(Value.double)
       }
     case .abs:
       guard let v = first else { return nil }

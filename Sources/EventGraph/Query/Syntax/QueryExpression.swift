@@ -136,12 +136,17 @@ public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
   /// A string's length in UTF-16 code units (NSString's `length`), binary data's in bytes:
   /// what a key path's `.length` answers, as Foundation does.
   case utf16length
+  /// A date from an ISO 8601 string, or from a number of seconds since 2001-01-01T00:00:00Z
+  /// (Foundation's reference date): what `CAST(x, 'NSDate')` gives.
+  case date
+  /// A number (a double) from a string or a number: what `CAST(x, 'NSNumber')` gives.
+  case number
 
   /// How many arguments the function takes: an exact count, or at least one.
   var arity: (minimum: Int, maximum: Int?) {
     switch self {
     case .now, .uuid: (0, 0)
-    case .uppercase, .lowercase, .trim, .length, .abs, .utf16length: (1, 1)
+    case .uppercase, .lowercase, .trim, .length, .abs, .utf16length, .date, .number: (1, 1)
     case .concat, .coalesce: (1, nil)
     }
   }

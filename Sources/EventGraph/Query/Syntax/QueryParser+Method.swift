@@ -1,6 +1,24 @@
-/// Foundation's `FUNCTION(receiver, 'method')`, for the methods this language answers:
-/// each becomes the function that gives Foundation's answer.
+/// Foundation's `FUNCTION(receiver, 'method')` and `CAST(value, 'Class')`, for the methods and
+/// classes this language answers: each becomes the function that gives Foundation's answer.
 extension QueryParser {
+  /// Foundation's class names and the functions that cast to them.
+  static let casts: [String: QueryFunction] = ["NSDate": .date, "NSNumber": .number]
+
+  /// The function for `CAST(value, 'Class')`'s arguments.
+  func cast(_ arguments: [QueryExpression], at start: Int) throws(QueryError) -> QueryFunction {
+    guard arguments.count == 2 else {
+      throw fail("CAST takes a value and a class name, found \(arguments.count) arguments", at: start)
+    }
+    guard case .literal(.string(let name)) = arguments[1].kind else {
+      throw fail("CAST's class is named by a string, as in CAST(x, 'NSDate')", at: arguments[1].sourceOffset ?? start)
+    }
+    guard let f = Self.casts[name] else {
+      let known = Self.casts.keys.sorted().joined(separator: ", ")
+      throw fail("CAST to '\(name)': this language casts to \(known)", at: arguments[1].sourceOffset ?? start)
+    }
+    return f
+  }
+
   /// Foundation's method names and the functions that answer them.
   static let methods: [String: QueryFunction] = [
     "length": .utf16length, "uppercaseString": .uppercase, "lowercaseString": .lowercase,

@@ -129,12 +129,16 @@ extension QueryParser {
   /// `name(`: a call, or an error naming the nearest function.
   private mutating func openCall(_ name: String) throws(QueryError) -> Bool {
     let start = token.start
-    if name.lowercased() == "function" {
+    if ["function", "cast"].contains(name.lowercased()) {
+      let isCast = name.lowercased() == "cast"
       try advance()  // the name
-      try openGroup(.method(nameStart: start), at: token.start)
+      try openGroup(.method(nameStart: start, isCast: isCast), at: token.start)
       try advance()  // the '('
       guard token.kind == .symbol(.closeParen) else { return true }
-      throw fail("FUNCTION takes a receiver and a method name, as in FUNCTION(name, 'length')", at: start)
+      throw fail(
+        isCast
+          ? "CAST takes a value and a class name, as in CAST('2026-01-01T00:00:00Z', 'NSDate')"
+          : "FUNCTION takes a receiver and a method name, as in FUNCTION(name, 'length')", at: start)
     }
     guard let function = QueryFunction(rawValue: name.lowercased()) else {
       let hint = NameSuggestion.hint(for: name.lowercased(), among: QueryFunction.allCases.map(\.rawValue))
@@ -160,6 +164,7 @@ extension QueryParser {
       // `employees@count`: an aggregate step needs its dot.
       throw expected("'.' before the aggregate")
     }
+    try sizeIndex(&components, &offsets)
     while token.kind == .symbol(.dot) {
       try advance()
       offsets.append(token.start)
@@ -167,6 +172,7 @@ extension QueryParser {
       case .identifier(let name, _):
         components.append(.property(name))
         try advance()
+        try sizeIndex(&components, &offsets)
       case .aggregate:
         components.append(try aggregateComponent())
       case .keyword(let k):
@@ -178,6 +184,25 @@ extension QueryParser {
       }
     }
     push(.keyPath(QueryKeyPath(variable: variable, components: components, offsets: offsets)), at: start)
+  }
+
+  /// Foundation's `[SIZE]` after a to-many name, `children[SIZE]`: the same as `.@count`.
+  /// (`[FIRST]`, `[LAST]` and `[n]` are not read: they are refused, naming `[SIZE]`.)
+  private mutating func sizeIndex(
+    _ components: inout [QueryKeyPath.Component], _ offsets: inout [Int]
+  ) throws(QueryError) {
+    guard token.kind == .symbol(.openBracket), !components.isEmpty else { return }
+    let start = token.start
+    try advance()
+    guard case .identifier(let word, _) = token.kind, word.uppercased() == "SIZE" else {
+      throw fail(
+        "only [SIZE] follows a key path here (as .@count); [FIRST], [LAST] and [n] are not supported", at: start)
+    }
+    try advance()
+    guard token.kind == .symbol(.closeBracket) else { throw expected("']' after [SIZE") }
+    try advance()
+    offsets.append(start)
+    components.append(.aggregate(.count))
   }
 
   private mutating func aggregateComponent() throws(QueryError) -> QueryKeyPath.Component {

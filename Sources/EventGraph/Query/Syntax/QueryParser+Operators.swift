@@ -167,12 +167,13 @@ extension QueryParser {
       let call = try checked(QueryExpression(.function(function, collected), at: nameStart))
       operands.append(Operand(node: .expression(call), start: nameStart, isBare: false))
       try advance()
-    case (.method(let nameStart), .symbol(.closeParen)):
+    case (.method(let nameStart, let isCast), .symbol(.closeParen)):
       var collected = items.removeLast()
       collected.append(try expression(try popOperand()))
       frames.removeLast()
+      let f = isCast ? try cast(collected, at: nameStart) : try method(collected, at: nameStart)
       let call = try checked(
-        QueryExpression(.function(try method(collected, at: nameStart), [collected[0]]), at: nameStart))
+        QueryExpression(.function(f, [collected[0]]), at: nameStart))
       operands.append(Operand(node: .expression(call), start: nameStart, isBare: false))
       try advance()
     case (.list(let isBetween), .symbol(.closeBrace)):

@@ -34,8 +34,8 @@ struct QueryParser {
     case parenthesis
     case list(isBetween: Bool)
     case call(QueryFunction, nameStart: Int)
-    /// Foundation's `FUNCTION(receiver, 'method')`.
-    case method(nameStart: Int)
+    /// Foundation's `FUNCTION(receiver, 'method')`, or with `isCast` its `CAST(value, 'Class')`.
+    case method(nameStart: Int, isCast: Bool)
   }
 
   /// A pending operator or open group.

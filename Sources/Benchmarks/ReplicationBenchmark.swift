@@ -1,0 +1,171 @@
+import EventGraph
+import EventGraphLocking
+import EventGraphReplication
+import Foundation
+import NATSClient
+
+/// Issue 16's figures, on a three-node JetStream cluster started on loopback for the run
+/// (`Tools/nats-cluster`): quorum group commit beside local durable group commit, one quorum
+/// committer's latency, the local shipper's lag, a replica's catch-up beside `rebuild` of
+/// the same log, and a promotion's time.
+enum ReplicationBenchmark {
+  static func run(commits: Int, catchUpEvents: Int, table: inout BenchmarkTable) throws {
+    let dir = try temporaryDirectory(prefix: "bench-replication")
+    defer { try? removeDirectory(dir) }
+    guard system("Tools/nats-cluster start '\(dir)/nats' > '\(dir)/urls' < /dev/null") == 0 else {
+      throw BaselineError(workload: "replication", message: "Tools/nats-cluster start failed (run Tools/setup)")
+    }
+    defer { _ = system("Tools/nats-cluster stop '\(dir)/nats' < /dev/null") }
+    let urls = try String(contentsOfFile: dir + "/urls", encoding: .utf8).trimmingCharacters(
+      in: .whitespacesAndNewlines
+    )
+    .split(separator: ",").map(String.init)
+    let js = try JetStream(NATSConnection(urls: urls, name: "bench"), timeout: 10)
+
+    let local = try groupCommits(dir + "/local", committers: 64, total: commits, js: nil)
+    let quorum = try groupCommits(dir + "/quorum", committers: 64, total: commits, js: js)
+    table.add("local durable commits, 64 committers", local, unit: "commits/s")
+    table.add(
+      "quorum commits (R3, sync always), 64 committers", quorum, unit: "commits/s", baseline: local,
+      baselineName: "local durable, 64 committers")
+
+    // Local, quorum, local again: the disk's fsync time drifts while the run goes on.
+    let localLatency = try latencies(dir + "/lat-local", commits: commits / 8, js: nil)
+    let quorumLatency = try latencies(dir + "/lat-quorum", commits: commits / 8, js: js)
+    let localAfter = try latencies(dir + "/lat-local-after", commits: commits / 8, js: nil)
+    table.add("one local durable committer, median latency (before)", value: localLatency.median * 1e3, unit: "ms")
+    table.add("one local durable committer, median latency (after)", value: localAfter.median * 1e3, unit: "ms")
+    table.add("one quorum committer, median latency", value: quorumLatency.median * 1e3, unit: "ms")
+    table.add("one quorum committer, 99th percentile", value: quorumLatency.p99 * 1e3, unit: "ms")
+
+    let lag = try shipperLag(dir + "/lag", committers: 64, total: commits, js: js)
+    table.add("local mode: the shipper's longest lag, 64 committers", value: lag * 1e3, unit: "ms")
+
+    let (apply, rebuild, promote) = try catchUp(dir + "/catchup", events: catchUpEvents, js: js)
+    table.add(
+      "a replica catching up", apply, unit: "events/s", baseline: rebuild, baselineName: "rebuild of the same log")
+    table.add("promote (caught-up replica: catch-up check and fenced publish)", value: promote * 1e3, unit: "ms")
+  }
+
+  static func model() throws -> Model { try ServiceBenchmark.model() }
+
+  /// `committers` tasks committing small inserts through the service, each `total /
+  /// committers`; with `js`, in quorum mode.
+  static func groupCommits(_ path: String, committers: Int, total: Int, js: JetStream?) throws -> Measurement {
+    let store = try EventStore.create(at: path, model: try model())
+    let shipper = try js.map {
+      try Shipper(store: store, jetStream: $0, stream: "B\(UUID().uuidString.prefix(8))", mode: .quorum)
+    }
+    shipper?.start()
+    defer { shipper?.stop() }
+    let each = max(1, total / committers)
+    let value = String(repeating: "v", count: Baselines.valueSize)
+    return try ServiceBenchmark.blocking {
+      let start = monotonicSeconds()
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<committers {
+          group.addTask {
+            for i in 0..<each {
+              try await store.commit { tx in try tx.insert("Item", ["a1": .string("\(i)" + value)]) }
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+      return Measurement(operations: committers * each, seconds: monotonicSeconds() - start)
+    }
+  }
+
+  /// One committer's commit latencies (seconds), median and 99th percentile.
+  static func latencies(_ path: String, commits: Int, js: JetStream?) throws -> (median: Double, p99: Double) {
+    let store = try EventStore.create(at: path, model: try model())
+    let shipper = try js.map {
+      try Shipper(store: store, jetStream: $0, stream: "L\(UUID().uuidString.prefix(8))", mode: .quorum)
+    }
+    shipper?.start()
+    defer { shipper?.stop() }
+    let times = try ServiceBenchmark.blocking {
+      var times: [Double] = []
+      for i in 0..<commits {
+        let start = monotonicSeconds()
+        try await store.commit { tx in try tx.insert("Item", ["a1": .string("\(i)")]) }
+        times.append(monotonicSeconds() - start)
+      }
+      return times.sorted()
+    }
+    return (times[times.count / 2], times[min(times.count - 1, times.count * 99 / 100)])
+  }
+
+  /// The longest time a commit waited, committed here, before the local-mode shipper had it
+  /// in the stream, while `committers` commit (sampled every 2 ms).
+  static func shipperLag(_ path: String, committers: Int, total: Int, js: JetStream) throws -> Double {
+    let store = try EventStore.create(at: path, model: try model())
+    let shipper = try Shipper(store: store, jetStream: js, stream: "G\(UUID().uuidString.prefix(8))", mode: .local)
+    shipper.start()
+    defer { shipper.stop() }
+    let done = Locked(false)
+    let samples = Locked<[(time: Double, end: UInt64, shipped: UInt64)]>([])
+    let sampler = Thread {
+      while !done.withLock({ $0 }) {
+        let end = (try? store.read { try $0.logEnd().commit }) ?? 0
+        let shipped = shipper.status.shipped[1] ?? 0
+        samples.withLock { $0.append((monotonicSeconds(), end, shipped)) }
+        Thread.sleep(forTimeInterval: 0.002)
+      }
+    }
+    sampler.start()
+    _ = try groupCommitsInto(store, committers: committers, total: total)
+    // Until the stream has all of it.
+    let last = try store.read { try $0.logEnd().commit }
+    while (shipper.status.shipped[1] ?? 0) < last { Thread.sleep(forTimeInterval: 0.002) }
+    Thread.sleep(forTimeInterval: 0.01)
+    done.withLock { $0 = true }
+    Thread.sleep(forTimeInterval: 0.01)
+    let all = samples.withLock { $0 }
+    var worst = 0.0
+    for s in all where s.shipped < s.end {
+      // The oldest commit not yet shipped was first seen committed at this sample's time or before.
+      if let seen = all.first(where: { $0.end > s.shipped }) { worst = max(worst, s.time - seen.time) }
+    }
+    return worst
+  }
+
+  static func groupCommitsInto(_ store: EventStore, committers: Int, total: Int) throws -> Measurement {
+    let each = max(1, total / committers)
+    return try ServiceBenchmark.blocking {
+      let start = monotonicSeconds()
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<committers {
+          group.addTask {
+            for i in 0..<each { try await store.commit { tx in try tx.insert("Item", ["a1": .string("\(i)")]) } }
+          }
+        }
+        try await group.waitForAll()
+      }
+      return Measurement(operations: committers * each, seconds: monotonicSeconds() - start)
+    }
+  }
+
+  /// A store of about `events` events shipped; a replica made from the stream (events/s)
+  /// beside rebuild of the primary (events/s), and then a promotion's time (seconds).
+  static func catchUp(_ path: String, events: Int, js: JetStream) throws -> (Measurement, Measurement, Double) {
+    let primary = try EventStore.create(at: path + "/primary", model: try model())
+    let perCommit = 500
+    for c in 0..<max(1, events / (2 * perCommit)) {
+      try primary.write { tx in
+        for i in 0..<perCommit { try tx.insert("Item", ["a1": .string("\(c)-\(i)")]) }
+      }
+    }
+    let stream = "C\(UUID().uuidString.prefix(8))"
+    try Shipper(store: primary, jetStream: js, stream: stream).shipPending()
+    let total = try primary.read { Int(try $0.logEnd().sequence) }
+    let start = monotonicSeconds()
+    let replica = try Replica.create(at: path + "/replica", jetStream: js, stream: stream)
+    try replica.catchUp()
+    let apply = Measurement(operations: total, seconds: monotonicSeconds() - start)
+    let rebuild = try measure(operations: total) { _ = try primary.rebuild() }
+    let promoteStart = monotonicSeconds()
+    try replica.promote()
+    return (apply, rebuild, monotonicSeconds() - promoteStart)
+  }
+}

@@ -1,0 +1,40 @@
+import EventGraph
+import NATSClient
+
+/// How far a store is from its stream: for `eventtool stats --nats`, and for monitoring.
+public struct ReplicationStatus: Sendable, Hashable {
+  public let role: ReplicationRole
+  /// The stream's last message.
+  public let streamLastSequence: UInt64
+  /// A replica's place in the stream: the last message it applied.
+  public let appliedSequence: UInt64?
+  /// A primary's commits of its active version that the stream does not hold yet.
+  public let unshippedCommits: UInt64?
+
+  /// A replica's lag in messages (0 when caught up); `nil` for a primary.
+  public var messagesBehind: UInt64? { appliedSequence.map { streamLastSequence - min($0, streamLastSequence) } }
+
+  /// Reads `store`'s role and asks the stream where it stands; `nil` for a store that is
+  /// not replicated.
+  public static func read(_ store: EventStore, jetStream: JetStream) throws -> ReplicationStatus? {
+    guard let role = try store.replicationRole() else { return nil }
+    guard let info = try jetStream.streamInfo(role.stream) else {
+      throw ReplicationError.noStream(stream: role.stream, detail: "there is no such stream on the servers given")
+    }
+    switch role.kind {
+    case .replica:
+      return ReplicationStatus(
+        role: role, streamLastSequence: info.lastSequence, appliedSequence: try Membership.position(of: store),
+        unshippedCommits: nil)
+    case .primary, .fenced:
+      let version = try store.activeVersion()
+      let shipped =
+        try jetStream.lastMessage(stream: role.stream, subject: StreamLayout.commits(role.stream, version: version))?
+        .lastCommit ?? 0
+      let end = try store.read { try $0.logEnd().commit }
+      return ReplicationStatus(
+        role: role, streamLastSequence: info.lastSequence, appliedSequence: nil,
+        unshippedCommits: end - min(end, shipped))
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import EventGraphCoreData
+import Foundation
+
+struct ImportMappingCommand: ToolCommand {
+  let spec = CommandSpec(
+    name: "import-mapping", abstract: "Turn a Core Data mapping model into an EventGraph mapping file.",
+    discussion: """
+      Reads FILE.xcmappingmodel (its xcmapping.xml) and writes the mapping: entity mappings in their order, \
+      filters, value expressions ($source key paths; FUNCTION(..., "uppercaseString") and the like where the \
+      expression language has them) and relationship mappings. The source and destination versions are numbered \
+      as import-model numbers the model's versions; the model is the bundle the mapping names, beside it, or \
+      --model. An entity mapping with a custom policy class keeps its name under "policy": register a Swift \
+      MigrationPolicy under that name, or replace it with declarative "instances".
+      """,
+    positionals: [PositionalSpec("FILE", help: "The .xcmappingmodel directory (or its xcmapping.xml).")],
+    options: [
+      OptionSpec("out", valueName: "FILE", help: "The mapping file to write (*.mapping.json).", isRequired: true),
+      OptionSpec("model", valueName: "PATH", help: "The model bundle whose versions the mapping maps between."),
+    ],
+    examples: ["eventtool import-mapping v1_to_v2.xcmappingmodel --out v1-v2.mapping.json"])
+
+  func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let out = a.value("out") ?? ""
+    let mapping: ImportedMapping
+    do {
+      mapping = try CoreDataMappingImport.run(try a.required("FILE"), model: a.value("model"))
+    } catch let e as CoreDataError {
+      throw ToolError.failed(e.description)
+    }
+    try Data(mapping.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+    io.print(
+      "wrote \(out): \(mapping.entityMappings) entity mappings, version \(mapping.source) -> \(mapping.destination)")
+    for n in mapping.notes { io.print("  note: \(n)") }
+  }
+}
