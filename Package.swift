@@ -62,6 +62,8 @@ let package = Package(
     .testTarget(
       name: "EventGraphTests",
       dependencies: ["EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),
+    // Record types written by `eventtool codegen` for the example models, compiled and used.
+    .testTarget(name: "GeneratedRecordsTests", dependencies: ["EventGraph", "TestSupport"]),
     .testTarget(
       name: "EventGraphMigrationTests",
       dependencies: ["EventGraphMigration", "EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),

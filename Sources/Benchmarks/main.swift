@@ -1,6 +1,7 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|clone|service|ordered|replication|upcast|coredata|all] [--quick] [--people N]
+// Usage: Benchmarks [store|query|records|clone|service|ordered|replication|upcast|coredata|all] [--quick]
+//        [--people N]
 // (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
@@ -49,11 +50,20 @@ do {
     try StoreBenchmark.run(
       events: quick ? 100_000 : 1_000_000, durableCommits: quick ? 300 : 2_000,
       unsyncedCommits: quick ? 20_000 : 100_000, table: &t)
+    try RecordBenchmark.insert(count: quick ? 20_000 : 100_000, table: &t)
     tables.append(t)
   }
   if wants("query") {
     var t = BenchmarkTable(title: "Query language and fetch (issue 3)")
     try QueryBenchmark.run(objects: quick ? 100_000 : 1_000_000, table: &t)
+    try RecordBenchmark.fetch(count: 100_000, table: &t)
+    tables.append(t)
+  }
+  // The typed records' figures alone (they are also in `store` and `query`).
+  if sections.contains("records") {
+    var t = BenchmarkTable(title: "Typed records (issue 18)")
+    try RecordBenchmark.insert(count: quick ? 20_000 : 100_000, table: &t)
+    try RecordBenchmark.fetch(count: 100_000, table: &t)
     tables.append(t)
   }
   if wants("clone") {

@@ -41,7 +41,7 @@ public struct EventTool: Sendable {
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
       FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
       RollbackCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(), BackupCommand(),
-      DiagramCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
+      DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
       ImportCoreDataCommand(), ImportMappingCommand(), DemoCommand(), ReferenceCommand(),
     ]
   }

@@ -69,11 +69,7 @@ struct ModelRulesCLITests {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
     let store = dir + "/book"
-    #expect(try ToolRunner.eventtool(["init", store, "--model", examples + "/AddressBook.v1.model.json"]).status == 0)
-    let upcast = try ToolRunner.eventtool([
-      "upcast", store, "--model", examples + "/AddressBook.v2.model.json", "--mapping",
-      examples + "/AddressBook.v1-v2.mapping.json",
-    ])
+    let upcast = try makeUpcastBook(store)
     #expect(upcast.status == 0, "\(upcast.err)")
     let text = try ToolRunner.eventtool(["stats", store]).out
     let lines = text.split(separator: "\n").filter { $0.hasPrefix("version  ") }

@@ -66,3 +66,15 @@ func removeDirectory(_ path: String) { try? FileManager.default.removeItem(atPat
 /// The package's example files.
 let examples: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
   .deletingLastPathComponent().appendingPathComponent("Docs/examples").path
+
+/// Makes the seed's address book at `store` with model v1 and upcasts it to v2 (through
+/// the seed's mapping): a store that holds two model versions.
+///
+/// - Returns: the upcast's result.
+func makeUpcastBook(_ store: String) throws -> ToolRunner.Result {
+  #expect(try ToolRunner.eventtool(["init", store, "--model", examples + "/AddressBook.v1.model.json"]).status == 0)
+  return try ToolRunner.eventtool([
+    "upcast", store, "--model", examples + "/AddressBook.v2.model.json", "--mapping",
+    examples + "/AddressBook.v1-v2.mapping.json",
+  ])
+}

@@ -8,7 +8,19 @@ extension GraphReader {
   /// The first sequence of the last commit that touched `o` (0 when none did): the last
   /// `history` key with the object's prefix.
   func version(of o: ObjectID) throws -> UInt64 {
+    try versions(of: CollectionOfOne(o))[0]
+  }
+
+  /// ``version(of:)`` for many objects, with one cursor (a typed fetch's versions).
+  func versions(of objects: some Collection<ObjectID>) throws -> [UInt64] {
     let cursor = try txn.cursor(dbs.history)
+    var result: [UInt64] = []
+    result.reserveCapacity(objects.count)
+    for o in objects { result.append(try version(of: o, cursor)) }
+    return result
+  }
+
+  private func version(of o: ObjectID, _ cursor: borrowing Cursor) throws -> UInt64 {
     let found = try cursor.seek(StoreKey.history(o, .max)) ? try cursor.previous() : try cursor.last()
     guard found else { return 0 }
     return try cursor.withCurrent { k, _ in

@@ -79,6 +79,18 @@ extension Snapshot {
     sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0
   ) throws -> FetchResult {
     guard let e = model.entity(named: entity) else { throw StoreError.unknownEntity(entity) }
+    let found = try fetch(
+      e, where: predicate, variables: variables, sortedBy: sort, limit: limit, offset: offset, keepingStates: false)
+    return FetchResult(objects: found.objects, index: found.index, examined: found.examined)
+  }
+
+  /// The fetch of ``fetch(_:where:variables:sortedBy:limit:offset:)`` for an entity, with
+  /// the states of the objects it gives when `keepingStates` (what a typed fetch decodes,
+  /// so that no object is read twice).
+  func fetch(
+    _ e: Entity, where predicate: String?, variables: [String: Value], sortedBy sort: [SortDescriptor],
+    limit: Int?, offset: Int, keepingStates: Bool
+  ) throws -> (objects: [ObjectID], states: [ObjectState], index: String?, examined: Int) {
     let compiled = try predicate.map {
       try CompiledPredicate.compile($0, entity: e.id, model: model, variables: variables.mapValues { .value($0.type) })
     }
@@ -93,33 +105,40 @@ extension Snapshot {
         e, sortKeys, limit: limit, offset: offset,
         matches: { o in try compiled?.evaluate(o, in: source, variables: bindings) ?? true })
     {
-      return FetchResult(objects: served.objects, index: sortKeys.first?.0.attribute.name, examined: served.examined)
+      let states = keepingStates ? try served.objects.compactMap { try source.state($0) } : []
+      return (served.objects, states, sortKeys.first?.0.attribute.name, served.examined)
     }
     let candidates =
       try plans.map { try IndexPlan.candidates($0, reader: reader, kinds: model.descendants(of: e.id)) }
       ?? reader.objects(of: e.id)
     var matches: [ObjectID] = []
+    var states: [ObjectState] = []
     for o in candidates {
-      guard try source.state(o) != nil else { continue }
+      guard let state = try source.state(o) else { continue }
       if let compiled, !(try compiled.evaluate(o, in: source, variables: bindings)) { continue }
       matches.append(o)
+      if keepingStates { states.append(state) }
     }
+    var order = Array(matches.indices)
     if !sortKeys.isEmpty {
-      let keyed = try matches.map { o in (o, try sortKeys.map { try $0.0.value(of: o, in: source) }) }
-      matches = keyed.sorted { a, b in
+      let keys = try matches.map { o in try sortKeys.map { try $0.0.value(of: o, in: source) } }
+      order.sort { a, b in
         for (i, (_, ascending)) in sortKeys.enumerated() {
-          let c = ValueOrder.compare(a.1[i], b.1[i])
+          let c = ValueOrder.compare(keys[a][i], keys[b][i])
           if c != 0 { return ascending ? c < 0 : c > 0 }
         }
-        return a.0 < b.0
-      }.map(\.0)
+        return matches[a] < matches[b]
+      }
     }
-    let page = matches.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? Int.max)
+    let page = order.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? Int.max)
     // The indexed attributes whose ranges gave the candidates, each once: `name, age`.
     let index = plans.map { p in
       p.map(\.attribute.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
     }
-    return FetchResult(objects: Array(page), index: index?.joined(separator: ", "), examined: candidates.count)
+    return (
+      page.map { matches[$0] }, keepingStates ? page.map { states[$0] } : [], index?.joined(separator: ", "),
+      candidates.count
+    )
   }
 }
 

@@ -145,6 +145,28 @@ public final class Transaction: GraphReading {
     return id
   }
 
+  /// Inserts a new object of `e`, an entity of this transaction's model, with values of
+  /// its attributes by ``PropertyID`` (a record's insert takes this path: no names, and no
+  /// attribute descriptions copied).
+  func insert(_ e: Entity, valuesByID values: [(PropertyID, Value)]) throws -> ObjectID {
+    try checkOpen()
+    guard !e.isAbstract else { throw StoreError.abstractEntity(e.name) }
+    let id = ObjectID(try batch.allocateObject())
+    try emit(.insert(id, entity: e.id))
+    for a in e.attributes {
+      if let d = a.defaultValue, !values.contains(where: { $0.0 == a.id }) {
+        try emit(.set(id, attribute: a.id, value: d))
+      }
+    }
+    for (p, v) in values {
+      guard let type = e.attributeTypes[Int(p.rawValue)] else {
+        throw StoreError.notAnAttribute(entity: e.name, property: "#\(p.rawValue)")
+      }
+      try set(id, p, type, v)
+    }
+    return id
+  }
+
   /// Inserts a new object and sets the given attributes.
   @discardableResult
   public func insert(_ entityName: String, _ values: KeyValuePairs<String, Value?>) throws -> ObjectID {

@@ -1,0 +1,58 @@
+extension Snapshot {
+  /// The record of a live object; `nil` when it does not exist or is not of the record's
+  /// entity (or a sub-entity).
+  ///
+  /// - Throws: ``RecordError`` when the record type does not fit the model (at its first
+  ///   use) or a stored value does not fit the record (a `nil` for a non-optional).
+  public func record<R: Record>(_ id: Ref<R>) throws -> Stored<R>? {
+    try record(R.self, id.id)
+  }
+
+  /// ``record(_:)`` by an untyped identity.
+  public func record<R: Record>(_ type: R.Type, _ id: ObjectID) throws -> Stored<R>? {
+    try readRecord(id, as: R.self) { try version(of: $0) }
+  }
+
+  /// The records of the live objects of `R`'s entity (sub-entities included) for which
+  /// `predicate` holds, sorted, then `offset` skipped and at most `limit` kept: the fetch
+  /// of ``fetch(_:where:variables:sortedBy:limit:offset:)``, decoded.
+  ///
+  /// ```swift
+  /// let adults = try snapshot.fetch(Person.self, where: "age >= 18", sortedBy: [.init("name")], limit: 10)
+  /// ```
+  ///
+  /// - Throws: ``RecordError`` when the record type does not fit the model, before any
+  ///   object is read; the errors of the dynamic fetch.
+  public func fetch<R: Record>(
+    _ type: R.Type, where predicate: String? = nil, variables: [String: Value] = [:],
+    sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0
+  ) throws -> [Stored<R>] {
+    let schema = try RecordSchema.of(R.self, in: model)
+    let found = try fetch(
+      schema.entity, where: predicate, variables: variables, sortedBy: sort, limit: limit, offset: offset,
+      keepingStates: true)
+    let versions = try reader.versions(of: found.objects)
+    // One closure for the whole fetch, not one per record.
+    let related: (ObjectID, PropertyID) throws -> [ObjectID] = { [reader] in try reader.related($0, $1) }
+    return try found.states.indices.map { i in
+      try Self.decodeRecord(found.states[i], schema: schema, version: versions[i], related: related)
+    }
+  }
+}
+
+extension EventStore {
+  /// ``Snapshot/record(_:)`` in its own snapshot.
+  public func record<R: Record>(_ id: Ref<R>) throws -> Stored<R>? {
+    try read { try $0.record(id) }
+  }
+
+  /// ``Snapshot/fetch(_:where:variables:sortedBy:limit:offset:)`` of records in its own snapshot.
+  public func fetch<R: Record>(
+    _ type: R.Type, where predicate: String? = nil, variables: [String: Value] = [:],
+    sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0
+  ) throws -> [Stored<R>] {
+    try read {
+      try $0.fetch(type, where: predicate, variables: variables, sortedBy: sort, limit: limit, offset: offset)
+    }
+  }
+}
