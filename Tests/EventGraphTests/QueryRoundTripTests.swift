@@ -44,7 +44,15 @@ struct QueryTreeGenerator {
     var components: [QueryKeyPath.Component] = []
     let count = Int.random(in: (variable == nil ? 0 : 0)...3, using: &random)
     for _ in 0..<count {
-      components.append(chance(20) ? .aggregate(pick(QueryAggregate.allCases)) : .property(name()))
+      if chance(20) {
+        components.append(.aggregate(pick(QueryAggregate.allCases)))
+        continue
+      }
+      components.append(.property(name()))
+      // `[FIRST]`, `[LAST]`, `[n]` follow a name.
+      if chance(15) {
+        components.append(.element(pick([.first, .last, .at(0), .at(7), .at(.max)])))
+      }
     }
     return QueryKeyPath(variable: variable, components: components)
   }

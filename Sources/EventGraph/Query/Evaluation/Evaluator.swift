@@ -194,11 +194,17 @@ extension ObjectsCode {
       default: throw EvaluationContext<S>.wrongShape(name, "an object", offset: offset)
       }
     }
+    var reached = [current]
     for step in steps {
-      guard let next = try c.source.related(to: current, relationship: step).first else { return nil }
-      current = next
+      switch step {
+      case .follow(let relationship):
+        guard let from = reached.first else { return nil }
+        reached = try c.source.related(to: from, relationship: relationship)
+      case .element(let index):
+        reached = index.pick(reached)
+      }
     }
-    return current
+    return reached.first
   }
 
   /// Every object the path reaches, in order, through to-many steps.
@@ -216,6 +222,10 @@ extension ObjectsCode {
       }
     }
     for step in steps {
+      guard case .follow(let step) = step else {
+        if case .element(let index) = step { current = index.pick(current) }
+        continue
+      }
       if current.count == 1 {
         current = try c.source.related(to: current[0], relationship: step)
       } else {
@@ -225,5 +235,18 @@ extension ObjectsCode {
       }
     }
     return current
+  }
+}
+
+extension QueryElementIndex {
+  /// The element this index names, as a list of zero or one: none past either end (where
+  /// Foundation raises, a predicate answers no object).
+  @inlinable
+  func pick<Element>(_ elements: [Element]) -> [Element] {
+    switch self {
+    case .first: elements.first.map { [$0] } ?? []
+    case .last: elements.last.map { [$0] } ?? []
+    case .at(let n): n >= 0 && n < elements.count ? [elements[Int(n)]] : []
+    }
   }
 }

@@ -52,17 +52,27 @@ enum PathRoot: Sendable {
 @usableFromInline
 struct ObjectsCode: Sendable {
   @usableFromInline let root: PathRoot
-  /// The relationships to follow, in order.
-  @usableFromInline let steps: [PropertyID]
+  /// The relationships to follow, in order, and the elements picked from ordered ones.
+  @usableFromInline let steps: [ObjectStep]
   /// Whether some step (or the root) is to-many.
   @usableFromInline let isToMany: Bool
 
   @usableFromInline
-  init(root: PathRoot, steps: [PropertyID], isToMany: Bool) {
+  init(root: PathRoot, steps: [ObjectStep], isToMany: Bool) {
     self.root = root
     self.steps = steps
     self.isToMany = isToMany
   }
+}
+
+/// One step of an ``ObjectsCode`` path.
+@usableFromInline
+enum ObjectStep: Sendable {
+  /// Follow a relationship.
+  case follow(PropertyID)
+  /// Keep one element of the ordered to-many the step before led to (the checker puts
+  /// one only after a to-many relationship followed from one object).
+  case element(QueryElementIndex)
 }
 
 /// A compiled expression with one value (or none).

@@ -81,6 +81,8 @@ public struct QueryKeyPath: Sendable, Hashable {
     case property(String)
     /// `@count`, `@sum`, `@avg`, `@min`, `@max`.
     case aggregate(QueryAggregate)
+    /// `[FIRST]`, `[LAST]`, `[n]` after an ordered to-many relationship: one element.
+    case element(QueryElementIndex)
   }
 
   /// The `$variable` the path starts from (without the `$`); `nil` for the evaluated object.
@@ -115,6 +117,14 @@ public struct QueryKeyPath: Sendable, Hashable {
 /// The collection operators of key paths, Apple's `@count`, `@sum`, `@avg`, `@min`, `@max`.
 public enum QueryAggregate: String, Sendable, Hashable, CaseIterable {
   case count, sum, avg, min, max
+}
+
+/// Which element of an ordered to-many relationship `[FIRST]`, `[LAST]` or `[n]` picks.
+public enum QueryElementIndex: Sendable, Hashable {
+  case first
+  case last
+  /// 0-based, as NSArray's and NSOrderedSet's index.
+  case at(Int64)
 }
 
 /// The binary arithmetic operators.

@@ -186,23 +186,31 @@ extension QueryParser {
     push(.keyPath(QueryKeyPath(variable: variable, components: components, offsets: offsets)), at: start)
   }
 
-  /// Foundation's `[SIZE]` after a to-many name, `children[SIZE]`: the same as `.@count`.
-  /// (`[FIRST]`, `[LAST]` and `[n]` are not read: they are refused, naming `[SIZE]`.)
+  /// Foundation's `[SIZE]` after a name, `children[SIZE]`: the same as `.@count`; and
+  /// `[FIRST]`, `[LAST]`, `[n]`: one element of an ordered to-many (the checker says
+  /// where they may stand).
   private mutating func sizeIndex(
     _ components: inout [QueryKeyPath.Component], _ offsets: inout [Int]
   ) throws(QueryError) {
     guard token.kind == .symbol(.openBracket), !components.isEmpty else { return }
     let start = token.start
     try advance()
-    guard case .identifier(let word, _) = token.kind, word.uppercased() == "SIZE" else {
-      throw fail(
-        "only [SIZE] follows a key path here (as .@count); [FIRST], [LAST] and [n] are not supported", at: start)
+    let component: QueryKeyPath.Component
+    switch token.kind {
+    case .identifier(let word, _) where word.uppercased() == "SIZE": component = .aggregate(.count)
+    case .identifier(let word, _) where word.uppercased() == "FIRST": component = .element(.first)
+    case .identifier(let word, _) where word.uppercased() == "LAST": component = .element(.last)
+    case .integer(let n):
+      guard n <= UInt64(Int64.max) else { throw fail("index \(n) is out of range", at: token.start) }
+      component = .element(.at(Int64(n)))
+    default:
+      throw fail("expected SIZE, FIRST, LAST or an integer index after '['", at: token.start)
     }
     try advance()
-    guard token.kind == .symbol(.closeBracket) else { throw expected("']' after [SIZE") }
+    guard token.kind == .symbol(.closeBracket) else { throw expected("']' to close the '[' index") }
     try advance()
     offsets.append(start)
-    components.append(.aggregate(.count))
+    components.append(component)
   }
 
   private mutating func aggregateComponent() throws(QueryError) -> QueryKeyPath.Component {

@@ -131,6 +131,14 @@ enum QueryPrinter {
       out += "SELF"
     }
     for (i, component) in path.components.enumerated() {
+      if case .element(let index) = component {
+        switch index {
+        case .first: out += "[FIRST]"
+        case .last: out += "[LAST]"
+        case .at(let n): out += "[\(n)]"
+        }
+        continue
+      }
       if i > 0 || path.variable != nil { out += "." }
       switch component {
       case .property(let name):
@@ -138,6 +146,8 @@ enum QueryPrinter {
         out += name
       case .aggregate(let a):
         out += "@" + a.rawValue
+      case .element:
+        break
       }
     }
   }
