@@ -73,7 +73,7 @@ struct QueryElementTests {
   @Test("where an element cannot be taken, the error names the relationship and the place")
   func refused() throws {
     let model = try Fixtures.company()
-    for (entity, text, offset, words) in [
+    let cases: [(entity: String, text: String, offset: Int, words: [String])] = [
       // Unordered: Foundation's answer on an NSSet is undefined.
       ("Company", "departments[FIRST].name == 'x'", 11, ["Company.departments", "unordered"]),
       ("Employee", "reports[0] == nil", 7, ["Employee.reports", "unordered"]),
@@ -91,7 +91,16 @@ struct QueryElementTests {
       ("Company", "employees[1.5] == nil", 10, ["SIZE, FIRST, LAST or an integer"]),
       ("Company", "employees[FIRST == nil", 16, ["']'"]),
       ("Company", "employees[99999999999999999999] == nil", 10, ["out of range"]),
-    ] as [(String, String, Int, [String])] {
+    ]
+    try Self.expectRefused(cases, model: model)
+  }
+
+  /// Each text, compiled for the entity named, is refused at the offset given with a
+  /// message holding every word given.
+  static func expectRefused(
+    _ cases: [(entity: String, text: String, offset: Int, words: [String])], model: Model
+  ) throws {
+    for (entity, text, offset, words) in cases {
       let e = try #require(model.entity(named: entity))
       #expect {
         _ = try CompiledPredicate.compile(text, entity: e.id, model: model)

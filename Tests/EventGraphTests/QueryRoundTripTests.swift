@@ -61,6 +61,7 @@ struct QueryTreeGenerator {
     if depth <= 0 || chance(30) {
       return chance(50) ? QueryExpression(.literal(literal())) : QueryExpression(.keyPath(keyPath()))
     }
+    if depth >= 2 && chance(10) { return subquery(depth: depth) }
     switch Int.random(in: 0..<4, using: &random) {
     case 0:
       return QueryExpression(
@@ -76,6 +77,23 @@ struct QueryTreeGenerator {
       return QueryExpression(
         .list((0..<Int.random(in: 0...3, using: &random)).map { _ in expression(depth: depth - 1) }))
     }
+  }
+
+  /// `SUBQUERY(collection, $x, comparison)` and a tail, its parts two levels shallower.
+  mutating func subquery(depth: Int) -> QueryExpression {
+    var collection = keyPath()
+    if collection.variable == nil && collection.components.isEmpty {
+      collection = QueryKeyPath(variable: nil, components: [.property(name())])
+    }
+    let inner = QueryComparison(
+      expression(depth: depth - 2), pick(QueryOperator.allCases.filter { $0 != .between }), options: [],
+      expression(depth: depth - 2), quantifier: nil)
+    let tail = QueryKeyPath(variable: nil, components: chance(50) ? [.aggregate(.count)] : keyPath().components)
+    return QueryExpression(
+      .subquery(
+        QuerySubquery(
+          collection: QueryExpression(.keyPath(collection)), variable: pick(["x", "item", "AND"]),
+          predicate: QueryPredicate(.comparison(inner)), tail: tail)))
   }
 
   mutating func comparison(depth: Int) -> QueryComparison {

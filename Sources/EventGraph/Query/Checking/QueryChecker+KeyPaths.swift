@@ -33,6 +33,15 @@ extension QueryChecker {
         isToMany = type.isToMany
       }
     }
+    return try follow(path, from: root, entity: entity, isToMany: isToMany, at: start)
+  }
+
+  /// Resolves a key path's components from where it starts.
+  func follow(_ path: QueryKeyPath, from root: PathRoot, entity: Entity, isToMany: Bool, at start: Int?)
+    throws(QueryError) -> Checked
+  {
+    var entity = entity
+    var isToMany = isToMany
     var steps: [ObjectStep] = []
     // The to-many relationship the last component followed, from what entity, and whether
     // the path was to-many before it: what `[FIRST]`, `[LAST]` and `[n]` pick from.

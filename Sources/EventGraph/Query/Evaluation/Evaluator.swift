@@ -193,6 +193,9 @@ extension ObjectsCode {
         current = first
       default: throw EvaluationContext<S>.wrongShape(name, "an object", offset: offset)
       }
+    case .subquery(let collection, let name, let predicate):
+      guard let first = try Self.kept(collection, name, predicate, object, c).first else { return nil }
+      current = first
     }
     var reached = [current]
     for step in steps {
@@ -220,6 +223,8 @@ extension ObjectsCode {
       case .objects(let os): current = os
       default: throw EvaluationContext<S>.wrongShape(name, "objects", offset: offset)
       }
+    case .subquery(let collection, let name, let predicate):
+      current = try Self.kept(collection, name, predicate, object, c)
     }
     for step in steps {
       guard case .follow(let step) = step else {
@@ -235,6 +240,26 @@ extension ObjectsCode {
       }
     }
     return current
+  }
+}
+
+extension ObjectsCode {
+  /// The elements of `collection` for which `predicate` holds on `object` with `$name`
+  /// bound to the element: what `SUBQUERY(collection, $name, predicate)` keeps.
+  @inlinable
+  static func kept<S: QueryObjectSource>(
+    _ collection: ObjectsCode, _ name: String, _ predicate: PredicateCode, _ object: S.Object,
+    _ c: EvaluationContext<S>
+  ) throws -> [S.Object] {
+    var variables = c.variables
+    var kept: [S.Object] = []
+    for element in try collection.objects(object, c) {
+      variables[name] = .object(element)
+      if try predicate.evaluate(object, EvaluationContext(source: c.source, variables: variables)) {
+        kept.append(element)
+      }
+    }
+    return kept
   }
 }
 

@@ -41,11 +41,15 @@ enum RightOperand: Sendable {
   case bounds(QueryStringOptions, ValueCode, ValueCode)
 }
 
-/// Where a key path starts: the evaluated object or a `$variable`.
+/// Where a key path starts: the evaluated object, a `$variable`, or the elements a
+/// `SUBQUERY` keeps.
 @usableFromInline
-enum PathRoot: Sendable {
+indirect enum PathRoot: Sendable {
   case object
   case variable(String, offset: Int?)
+  /// The objects of the collection for which the predicate holds, evaluated on the
+  /// evaluated object with the variable bound to each.
+  case subquery(ObjectsCode, String, PredicateCode)
 }
 
 /// A key path through relationships, ending at objects.

@@ -79,6 +79,7 @@ extension QueryParser {
     switch frames.last {
     case nil: mode == .predicate
     case .group(.parenthesis, _)?, .not?, .and?, .or?: true
+    case .group(.subquery, _)?: items.last?.count == 2
     default: false
     }
   }
@@ -129,6 +130,12 @@ extension QueryParser {
   /// `name(`: a call, or an error naming the nearest function.
   private mutating func openCall(_ name: String) throws(QueryError) -> Bool {
     let start = token.start
+    if name.lowercased() == "subquery" {
+      try advance()  // the name
+      try openGroup(.subquery(nameStart: start), at: token.start)
+      try advance()  // the '('
+      return true
+    }
     if ["function", "cast"].contains(name.lowercased()) {
       let isCast = name.lowercased() == "cast"
       try advance()  // the name
@@ -165,6 +172,14 @@ extension QueryParser {
       throw expected("'.' before the aggregate")
     }
     try sizeIndex(&components, &offsets)
+    try keyPathTail(&components, &offsets)
+    push(.keyPath(QueryKeyPath(variable: variable, components: components, offsets: offsets)), at: start)
+  }
+
+  /// The `.name`, `.@aggregate` and `[index]` steps that follow.
+  mutating func keyPathTail(
+    _ components: inout [QueryKeyPath.Component], _ offsets: inout [Int]
+  ) throws(QueryError) {
     while token.kind == .symbol(.dot) {
       try advance()
       offsets.append(token.start)
@@ -183,7 +198,6 @@ extension QueryParser {
         throw expected("a property name or an aggregate after '.'")
       }
     }
-    push(.keyPath(QueryKeyPath(variable: variable, components: components, offsets: offsets)), at: start)
   }
 
   /// Foundation's `[SIZE]` after a name, `children[SIZE]`: the same as `.@count`; and
