@@ -197,17 +197,21 @@ extension ObjectsCode {
       guard let first = try Self.kept(collection, name, predicate, object, c).first else { return nil }
       current = first
     }
-    var reached = [current]
-    for step in steps {
-      switch step {
-      case .follow(let relationship):
-        guard let from = reached.first else { return nil }
-        reached = try c.source.related(to: from, relationship: relationship)
-      case .element(let index):
-        reached = index.pick(reached)
+    var i = steps.startIndex
+    while i < steps.endIndex {
+      // An element step follows the relationship it picks from (the checker sees to it).
+      guard case .follow(let relationship) = steps[i] else { return nil }
+      let related = try c.source.related(to: current, relationship: relationship)
+      i += 1
+      var next = related.first
+      if i < steps.endIndex, case .element(let index) = steps[i] {
+        next = index.pick(related)
+        i += 1
       }
+      guard let next else { return nil }
+      current = next
     }
-    return reached.first
+    return current
   }
 
   /// Every object the path reaches, in order, through to-many steps.
@@ -228,7 +232,7 @@ extension ObjectsCode {
     }
     for step in steps {
       guard case .follow(let step) = step else {
-        if case .element(let index) = step { current = index.pick(current) }
+        if case .element(let index) = step { current = index.pick(current).map { [$0] } ?? [] }
         continue
       }
       if current.count == 1 {
@@ -264,14 +268,14 @@ extension ObjectsCode {
 }
 
 extension QueryElementIndex {
-  /// The element this index names, as a list of zero or one: none past either end (where
-  /// Foundation raises, a predicate answers no object).
+  /// The element this index names; none past either end (where Foundation raises, a
+  /// predicate answers no object).
   @inlinable
-  func pick<Element>(_ elements: [Element]) -> [Element] {
+  func pick<Element>(_ elements: [Element]) -> Element? {
     switch self {
-    case .first: elements.first.map { [$0] } ?? []
-    case .last: elements.last.map { [$0] } ?? []
-    case .at(let n): n >= 0 && n < elements.count ? [elements[Int(n)]] : []
+    case .first: elements.first
+    case .last: elements.last
+    case .at(let n): n >= 0 && n < elements.count ? elements[Int(n)] : nil
     }
   }
 }
