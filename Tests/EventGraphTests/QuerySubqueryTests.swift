@@ -31,7 +31,10 @@ struct QuerySubqueryTests {
       ("Employee", "SUBQUERY(reports, $r, TRUEPREDICATE).@count == 0", ["ann", "bob", "cy", "dee"]),
       ("Employee", "SUBQUERY(company.employees, $c, $c.salary > salary).@count == 1", ["ann"]),
       ("Employee", "SUBQUERY(company.employees, $c, $c != nil).@count == 2", ["ann", "cy"]),
+      // Served by Company.name's index, the rest evaluated on each candidate.
       ("Company", "name == 'Zen' AND SUBQUERY(employees, $e, $e.salary > 15).@count == 1", ["Zen"]),
+      ("Company", "name >= 'A' AND SUBQUERY(employees, $e, $e.salary > 15).@count == 1", ["Acme", "Zen"]),
+      ("Company", "name >= 'A' AND employees[LAST].name == 'cy'", ["Zen"]),
       ("Company", "SUBQUERY(employees, $e, $e.salary > 15).@count == 1 AND employees[FIRST].name == 'bob'", ["Acme"]),
     ] as [(String, String, [String])] {
       let r = try store.fetch(entity, where: predicate, sortedBy: [.init("name")])
@@ -42,7 +45,9 @@ struct QuerySubqueryTests {
         let compiled = try CompiledPredicate.compile(predicate, entity: e.id, model: s.model)
         let source = ProjectionSource(reader: s.reader)
         let scanned = try s.objects(of: e.id).filter { try compiled.evaluate($0, in: source) }
-        #expect(Set(try s.fetch(entity, where: predicate).objects) == Set(scanned), "\(predicate)")
+        let fetched = try s.fetch(entity, where: predicate)
+        #expect(Set(fetched.objects) == Set(scanned), "\(predicate)")
+        #expect((fetched.index != nil) == predicate.hasPrefix("name "), "\(predicate)")
       }
     }
   }
