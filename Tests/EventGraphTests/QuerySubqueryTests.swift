@@ -52,6 +52,30 @@ struct QuerySubqueryTests {
     }
   }
 
+  @Test("as an expression, and from a caller's object variable")
+  func expression() throws {
+    let (store, dir, ids) = try FetchVariablesTests.store()
+    defer { removeDirectory(dir) }
+    let model = try Fixtures.company()
+    let employee = try #require(model.entity(named: "Employee"))
+    let company = try #require(model.entity(named: "Company"))
+    let count = try CompiledExpression.compile(
+      "SUBQUERY($c.employees, $e, $e.salary > salary).@count", entity: employee.id, model: model,
+      variables: ["c": .init(.object(company.id))])
+    let kept = try CompiledExpression.compile(
+      "SUBQUERY(company.employees, $e, $e.salary >= 10)", entity: employee.id, model: model)
+    let (ann, zen, cy) = (try #require(ids["ann"]), try #require(ids["zen"]), try #require(ids["cy"]))
+    let (above, objects) = try store.read { s in
+      let source = ProjectionSource(reader: s.reader)
+      return (
+        try count.evaluate(ann, in: source, variables: ["c": .object(zen)]),
+        try kept.evaluateObjects(ann, in: source)
+      )
+    }
+    #expect(above == .int64(1))  // cy earns more than ann
+    #expect(objects == [ann, cy])  // in the relationship's order
+  }
+
   @Test("the form prints back as written and parses to the same tree")
   func roundTrip() throws {
     for text in [
