@@ -44,7 +44,15 @@ struct QueryTreeGenerator {
     var components: [QueryKeyPath.Component] = []
     let count = Int.random(in: (variable == nil ? 0 : 0)...3, using: &random)
     for _ in 0..<count {
-      components.append(chance(20) ? .aggregate(pick(QueryAggregate.allCases)) : .property(name()))
+      if chance(20) {
+        components.append(.aggregate(pick(QueryAggregate.allCases)))
+        continue
+      }
+      components.append(.property(name()))
+      // `[FIRST]`, `[LAST]`, `[n]` follow a name.
+      if chance(15) {
+        components.append(.element(pick([.first, .last, .at(0), .at(7), .at(.max)])))
+      }
     }
     return QueryKeyPath(variable: variable, components: components)
   }
@@ -53,6 +61,7 @@ struct QueryTreeGenerator {
     if depth <= 0 || chance(30) {
       return chance(50) ? QueryExpression(.literal(literal())) : QueryExpression(.keyPath(keyPath()))
     }
+    if depth >= 2 && chance(10) { return subquery(depth: depth) }
     switch Int.random(in: 0..<4, using: &random) {
     case 0:
       return QueryExpression(
@@ -68,6 +77,23 @@ struct QueryTreeGenerator {
       return QueryExpression(
         .list((0..<Int.random(in: 0...3, using: &random)).map { _ in expression(depth: depth - 1) }))
     }
+  }
+
+  /// `SUBQUERY(collection, $x, comparison)` and a tail, its parts two levels shallower.
+  mutating func subquery(depth: Int) -> QueryExpression {
+    var collection = keyPath()
+    if collection.variable == nil && collection.components.isEmpty {
+      collection = QueryKeyPath(variable: nil, components: [.property(name())])
+    }
+    let inner = QueryComparison(
+      expression(depth: depth - 2), pick(QueryOperator.allCases.filter { $0 != .between }), options: [],
+      expression(depth: depth - 2), quantifier: nil)
+    let tail = QueryKeyPath(variable: nil, components: chance(50) ? [.aggregate(.count)] : keyPath().components)
+    return QueryExpression(
+      .subquery(
+        QuerySubquery(
+          collection: QueryExpression(.keyPath(collection)), variable: pick(["x", "item", "AND"]),
+          predicate: QueryPredicate(.comparison(inner)), tail: tail)))
   }
 
   mutating func comparison(depth: Int) -> QueryComparison {

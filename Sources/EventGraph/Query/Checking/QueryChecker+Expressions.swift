@@ -13,6 +13,7 @@ extension QueryChecker {
     case .arithmetic(let op, let left, let right): try arithmetic(op, left, right, at: e.sourceOffset)
     case .negation(let operand): try negation(operand, at: e.sourceOffset)
     case .function(let f, let arguments): try function(f, arguments, at: e.sourceOffset)
+    case .subquery(let s): try subquery(s, at: e.sourceOffset)
     }
   }
 

@@ -33,12 +33,30 @@ extension QueryChecker {
         isToMany = type.isToMany
       }
     }
-    var steps: [PropertyID] = []
+    return try follow(path, from: root, entity: entity, isToMany: isToMany, at: start)
+  }
+
+  /// Resolves a key path's components from where it starts.
+  func follow(_ path: QueryKeyPath, from root: PathRoot, entity: Entity, isToMany: Bool, at start: Int?)
+    throws(QueryError) -> Checked
+  {
+    var entity = entity
+    var isToMany = isToMany
+    var steps: [ObjectStep] = []
+    // The to-many relationship the last component followed, from what entity, and whether
+    // the path was to-many before it: what `[FIRST]`, `[LAST]` and `[n]` pick from.
+    var followed: (relationship: Relationship, from: Entity, wasToMany: Bool)? = nil
     var pending: (aggregate: QueryAggregate, offset: Int?)? = nil
     let components = path.components
     for (i, component) in components.enumerated() {
       let offset = path.offset(ofComponent: i) ?? start
+      let justFollowed = followed
+      followed = nil
       switch component {
+      case .element(let index):
+        try checkElement(index, after: justFollowed, pending: pending != nil, at: offset)
+        steps.append(.element(index))
+        isToMany = false
       case .property(let name):
         guard let property = entity.property(named: name) else {
           let hint = NameSuggestion.hint(for: name, among: entity.properties.map(\.name))
@@ -50,7 +68,8 @@ extension QueryChecker {
           guard let destination = model.entity(r.destination) else {
             throw error(.unknownProperty, "\(entity.name).\(name) leads to an entity the model lacks", at: offset)
           }
-          steps.append(r.id)
+          steps.append(.follow(r.id))
+          followed = (r, entity, isToMany)
           isToMany = isToMany || r.isToMany
           entity = destination
         case .attribute(let a):
@@ -102,6 +121,41 @@ extension QueryChecker {
         at: offset)
     }
     return .objects(ObjectsCode(root: root, steps: steps, isToMany: isToMany), entity.id)
+  }
+
+  /// Refuses `[FIRST]`, `[LAST]`, `[n]` anywhere but right after an ordered to-many
+  /// relationship reached through to-one steps.
+  private func checkElement(
+    _ index: QueryElementIndex, after followed: (relationship: Relationship, from: Entity, wasToMany: Bool)?,
+    pending: Bool, at offset: Int?
+  ) throws(QueryError) {
+    let written =
+      switch index {
+      case .first: "[FIRST]"
+      case .last: "[LAST]"
+      case .at(let n): "[\(n)]"
+      }
+    guard let (r, from, wasToMany) = followed, !pending else {
+      throw error(
+        .unknownProperty, "\(written) follows an ordered to-many relationship, as in employees\(written)", at: offset)
+    }
+    guard r.isToMany else {
+      throw error(
+        .unknownProperty, "\(from.name).\(r.name) is to-one: \(written) needs an ordered to-many relationship",
+        at: offset)
+    }
+    guard r.isOrdered else {
+      throw error(
+        .unknownProperty,
+        "\(from.name).\(r.name) is unordered: \(written) needs an ordered to-many relationship "
+          + "(Foundation's answer on a set is undefined)", at: offset)
+    }
+    guard !wasToMany else {
+      throw error(
+        .unknownProperty,
+        "\(written) picks from one object's \(r.name); the key path before \(from.name).\(r.name) is already to-many",
+        at: offset)
+    }
   }
 
   private func afterAttribute(_ a: Attribute, _ entity: Entity, at offset: Int?) -> QueryError {

@@ -36,6 +36,7 @@ extension CompiledExpression {
     switch c.root {
     case .object: return true
     case .variable(let name, _): return selves.contains(name)
+    case .subquery: return false
     }
   }
 }
@@ -61,6 +62,9 @@ private struct QueryInputs {
     case .object: return true
     case .variable(let name, _):
       if selves.contains(name) { return true }
+      readsMore()
+      return false
+    case .subquery:
       readsMore()
       return false
     }

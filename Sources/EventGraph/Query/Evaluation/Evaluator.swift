@@ -193,9 +193,22 @@ extension ObjectsCode {
         current = first
       default: throw EvaluationContext<S>.wrongShape(name, "an object", offset: offset)
       }
+    case .subquery(let collection, let name, let predicate):
+      guard let first = try Self.kept(collection, name, predicate, object, c).first else { return nil }
+      current = first
     }
-    for step in steps {
-      guard let next = try c.source.related(to: current, relationship: step).first else { return nil }
+    var i = steps.startIndex
+    while i < steps.endIndex {
+      // An element step follows the relationship it picks from (the checker sees to it).
+      guard case .follow(let relationship) = steps[i] else { return nil }
+      let related = try c.source.related(to: current, relationship: relationship)
+      i += 1
+      var next = related.first
+      if i < steps.endIndex, case .element(let index) = steps[i] {
+        next = index.pick(related)
+        i += 1
+      }
+      guard let next else { return nil }
       current = next
     }
     return current
@@ -214,8 +227,14 @@ extension ObjectsCode {
       case .objects(let os): current = os
       default: throw EvaluationContext<S>.wrongShape(name, "objects", offset: offset)
       }
+    case .subquery(let collection, let name, let predicate):
+      current = try Self.kept(collection, name, predicate, object, c)
     }
     for step in steps {
+      guard case .follow(let step) = step else {
+        if case .element(let index) = step { current = index.pick(current).map { [$0] } ?? [] }
+        continue
+      }
       if current.count == 1 {
         current = try c.source.related(to: current[0], relationship: step)
       } else {
@@ -225,5 +244,38 @@ extension ObjectsCode {
       }
     }
     return current
+  }
+}
+
+extension ObjectsCode {
+  /// The elements of `collection` for which `predicate` holds on `object` with `$name`
+  /// bound to the element: what `SUBQUERY(collection, $name, predicate)` keeps.
+  @inlinable
+  static func kept<S: QueryObjectSource>(
+    _ collection: ObjectsCode, _ name: String, _ predicate: PredicateCode, _ object: S.Object,
+    _ c: EvaluationContext<S>
+  ) throws -> [S.Object] {
+    var variables = c.variables
+    var kept: [S.Object] = []
+    for element in try collection.objects(object, c) {
+      variables[name] = .object(element)
+      if try predicate.evaluate(object, EvaluationContext(source: c.source, variables: variables)) {
+        kept.append(element)
+      }
+    }
+    return kept
+  }
+}
+
+extension QueryElementIndex {
+  /// The element this index names; none past either end (where Foundation raises, a
+  /// predicate answers no object).
+  @inlinable
+  func pick<Element>(_ elements: [Element]) -> Element? {
+    switch self {
+    case .first: elements.first
+    case .last: elements.last
+    case .at(let n): n >= 0 && n < elements.count ? elements[Int(n)] : nil
+    }
   }
 }

@@ -41,28 +41,42 @@ enum RightOperand: Sendable {
   case bounds(QueryStringOptions, ValueCode, ValueCode)
 }
 
-/// Where a key path starts: the evaluated object or a `$variable`.
+/// Where a key path starts: the evaluated object, a `$variable`, or the elements a
+/// `SUBQUERY` keeps.
 @usableFromInline
-enum PathRoot: Sendable {
+indirect enum PathRoot: Sendable {
   case object
   case variable(String, offset: Int?)
+  /// The objects of the collection for which the predicate holds, evaluated on the
+  /// evaluated object with the variable bound to each.
+  case subquery(ObjectsCode, String, PredicateCode)
 }
 
 /// A key path through relationships, ending at objects.
 @usableFromInline
 struct ObjectsCode: Sendable {
   @usableFromInline let root: PathRoot
-  /// The relationships to follow, in order.
-  @usableFromInline let steps: [PropertyID]
+  /// The relationships to follow, in order, and the elements picked from ordered ones.
+  @usableFromInline let steps: [ObjectStep]
   /// Whether some step (or the root) is to-many.
   @usableFromInline let isToMany: Bool
 
   @usableFromInline
-  init(root: PathRoot, steps: [PropertyID], isToMany: Bool) {
+  init(root: PathRoot, steps: [ObjectStep], isToMany: Bool) {
     self.root = root
     self.steps = steps
     self.isToMany = isToMany
   }
+}
+
+/// One step of an ``ObjectsCode`` path.
+@usableFromInline
+enum ObjectStep: Sendable {
+  /// Follow a relationship.
+  case follow(PropertyID)
+  /// Keep one element of the ordered to-many the step before led to (the checker puts
+  /// one only after a to-many relationship followed from one object).
+  case element(QueryElementIndex)
 }
 
 /// A compiled expression with one value (or none).

@@ -23,6 +23,9 @@ public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
     case negation(QueryExpression)
     /// A function call: `concat(firstName, ' ', lastName)`.
     case function(QueryFunction, [QueryExpression])
+    /// `SUBQUERY(items, $i, $i.price > 250).@count`: the elements of a to-many collection
+    /// for which a predicate holds, and a key path from them.
+    case subquery(QuerySubquery)
   }
 
   public let kind: Kind
@@ -45,6 +48,7 @@ public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
     case .list(let items), .function(_, let items): depth = 1 + (items.map(\.depth).max() ?? 0)
     case .arithmetic(_, let l, let r): depth = 1 + max(l.depth, r.depth)
     case .negation(let e): depth = 1 + e.depth
+    case .subquery(let s): depth = 1 + max(s.collection.depth, s.predicate.depth)
     }
   }
 
@@ -56,6 +60,25 @@ public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
   /// A key path from the evaluated object: `keyPath("company", "name")`.
   public static func keyPath(_ names: String...) -> Self {
     Self(.keyPath(QueryKeyPath(variable: nil, components: names.map { .property($0) })))
+  }
+}
+
+/// Foundation's `SUBQUERY(collection, $variable, predicate)`, then a key path from the
+/// elements it keeps (`.@count`, `.name`).
+public struct QuerySubquery: Sendable, Hashable {
+  /// A to-many key path.
+  public let collection: QueryExpression
+  /// The variable bound to each element in `predicate` (without the `$`).
+  public let variable: String
+  public let predicate: QueryPredicate
+  /// What follows the closing parenthesis; no variable, maybe no components.
+  public let tail: QueryKeyPath
+
+  public init(collection: QueryExpression, variable: String, predicate: QueryPredicate, tail: QueryKeyPath) {
+    self.collection = collection
+    self.variable = variable
+    self.predicate = predicate
+    self.tail = tail
   }
 }
 
@@ -81,6 +104,8 @@ public struct QueryKeyPath: Sendable, Hashable {
     case property(String)
     /// `@count`, `@sum`, `@avg`, `@min`, `@max`.
     case aggregate(QueryAggregate)
+    /// `[FIRST]`, `[LAST]`, `[n]` after an ordered to-many relationship: one element.
+    case element(QueryElementIndex)
   }
 
   /// The `$variable` the path starts from (without the `$`); `nil` for the evaluated object.
@@ -115,6 +140,14 @@ public struct QueryKeyPath: Sendable, Hashable {
 /// The collection operators of key paths, Apple's `@count`, `@sum`, `@avg`, `@min`, `@max`.
 public enum QueryAggregate: String, Sendable, Hashable, CaseIterable {
   case count, sum, avg, min, max
+}
+
+/// Which element of an ordered to-many relationship `[FIRST]`, `[LAST]` or `[n]` picks.
+public enum QueryElementIndex: Sendable, Hashable {
+  case first
+  case last
+  /// 0-based, as NSArray's and NSOrderedSet's index.
+  case at(Int64)
 }
 
 /// The binary arithmetic operators.

@@ -79,6 +79,7 @@ extension QueryParser {
     switch frames.last {
     case nil: mode == .predicate
     case .group(.parenthesis, _)?, .not?, .and?, .or?: true
+    case .group(.subquery, _)?: items.last?.count == 2
     default: false
     }
   }
@@ -129,6 +130,12 @@ extension QueryParser {
   /// `name(`: a call, or an error naming the nearest function.
   private mutating func openCall(_ name: String) throws(QueryError) -> Bool {
     let start = token.start
+    if name.lowercased() == "subquery" {
+      try advance()  // the name
+      try openGroup(.subquery(nameStart: start), at: token.start)
+      try advance()  // the '('
+      return true
+    }
     if ["function", "cast"].contains(name.lowercased()) {
       let isCast = name.lowercased() == "cast"
       try advance()  // the name
@@ -165,6 +172,14 @@ extension QueryParser {
       throw expected("'.' before the aggregate")
     }
     try sizeIndex(&components, &offsets)
+    try keyPathTail(&components, &offsets)
+    push(.keyPath(QueryKeyPath(variable: variable, components: components, offsets: offsets)), at: start)
+  }
+
+  /// The `.name`, `.@aggregate` and `[index]` steps that follow.
+  mutating func keyPathTail(
+    _ components: inout [QueryKeyPath.Component], _ offsets: inout [Int]
+  ) throws(QueryError) {
     while token.kind == .symbol(.dot) {
       try advance()
       offsets.append(token.start)
@@ -183,26 +198,33 @@ extension QueryParser {
         throw expected("a property name or an aggregate after '.'")
       }
     }
-    push(.keyPath(QueryKeyPath(variable: variable, components: components, offsets: offsets)), at: start)
   }
 
-  /// Foundation's `[SIZE]` after a to-many name, `children[SIZE]`: the same as `.@count`.
-  /// (`[FIRST]`, `[LAST]` and `[n]` are not read: they are refused, naming `[SIZE]`.)
+  /// Foundation's `[SIZE]` after a name, `children[SIZE]`: the same as `.@count`; and
+  /// `[FIRST]`, `[LAST]`, `[n]`: one element of an ordered to-many (the checker says
+  /// where they may stand).
   private mutating func sizeIndex(
     _ components: inout [QueryKeyPath.Component], _ offsets: inout [Int]
   ) throws(QueryError) {
     guard token.kind == .symbol(.openBracket), !components.isEmpty else { return }
     let start = token.start
     try advance()
-    guard case .identifier(let word, _) = token.kind, word.uppercased() == "SIZE" else {
-      throw fail(
-        "only [SIZE] follows a key path here (as .@count); [FIRST], [LAST] and [n] are not supported", at: start)
+    let component: QueryKeyPath.Component
+    switch token.kind {
+    case .identifier(let word, _) where word.uppercased() == "SIZE": component = .aggregate(.count)
+    case .identifier(let word, _) where word.uppercased() == "FIRST": component = .element(.first)
+    case .identifier(let word, _) where word.uppercased() == "LAST": component = .element(.last)
+    case .integer(let n):
+      guard n <= UInt64(Int64.max) else { throw fail("index \(n) is out of range", at: token.start) }
+      component = .element(.at(Int64(n)))
+    default:
+      throw fail("expected SIZE, FIRST, LAST or an integer index after '['", at: token.start)
     }
     try advance()
-    guard token.kind == .symbol(.closeBracket) else { throw expected("']' after [SIZE") }
+    guard token.kind == .symbol(.closeBracket) else { throw expected("']' to close the '[' index") }
     try advance()
     offsets.append(start)
-    components.append(.aggregate(.count))
+    components.append(component)
   }
 
   private mutating func aggregateComponent() throws(QueryError) -> QueryKeyPath.Component {

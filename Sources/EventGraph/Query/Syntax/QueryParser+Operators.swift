@@ -176,6 +176,18 @@ extension QueryParser {
         QueryExpression(.function(f, [collected[0]]), at: nameStart))
       operands.append(Operand(node: .expression(call), start: nameStart, isBare: false))
       try advance()
+    case (.subquery(let nameStart), .symbol(.closeParen)):
+      let collected = items.removeLast()
+      guard collected.count == 2 else {
+        throw fail(
+          "SUBQUERY takes a collection, a $variable and a predicate, as in SUBQUERY(items, $i, $i.price > 250)",
+          at: nameStart)
+      }
+      let inner = try predicate(try popOperand())
+      frames.removeLast()
+      try advance()
+      let s = try subquery(collected[0], collected[1], inner, at: nameStart)
+      operands.append(Operand(node: .expression(s), start: nameStart, isBare: false))
     case (.list(let isBetween), .symbol(.closeBrace)):
       var collected = items.removeLast()
       if !empty { collected.append(try expression(try popOperand())) }

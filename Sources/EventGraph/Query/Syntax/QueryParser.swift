@@ -36,6 +36,8 @@ struct QueryParser {
     case call(QueryFunction, nameStart: Int)
     /// Foundation's `FUNCTION(receiver, 'method')`, or with `isCast` its `CAST(value, 'Class')`.
     case method(nameStart: Int, isCast: Bool)
+    /// `SUBQUERY(collection, $variable, predicate)`.
+    case subquery(nameStart: Int)
   }
 
   /// A pending operator or open group.
@@ -168,6 +170,7 @@ struct QueryParser {
     switch innermostGroup() {
     case .parenthesis?: true
     case .list?, .call?, .method?: false
+    case .subquery?: items.last?.count == 2
     case nil: mode == .predicate
     }
   }
@@ -179,7 +182,7 @@ extension QueryParser.Group {
     switch self {
     case .parenthesis: "')'"
     case .list: "',' or '}'"
-    case .call, .method: "',' or ')'"
+    case .call, .method, .subquery: "',' or ')'"
     }
   }
 }

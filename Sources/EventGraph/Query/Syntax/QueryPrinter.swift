@@ -78,10 +78,17 @@ enum QueryPrinter {
       out += f.rawValue + "("
       printCommaSeparated(arguments, into: &out)
       out += ")"
+    case .subquery(let s):
+      out += "SUBQUERY("
+      print(s.collection, into: &out)
+      out += ", $" + s.variable + ", "
+      print(s.predicate, into: &out)
+      out += ")"
+      printComponents(s.tail.components, dotFirst: true, into: &out)
     case .negation(let operand):
       out += "-"
       switch operand.kind {
-      case .keyPath, .function:
+      case .keyPath, .function, .subquery:
         print(operand, into: &out)
       default:
         out += "("
@@ -130,14 +137,30 @@ enum QueryPrinter {
     } else if path.components.isEmpty {
       out += "SELF"
     }
-    for (i, component) in path.components.enumerated() {
-      if i > 0 || path.variable != nil { out += "." }
+    printComponents(path.components, dotFirst: path.variable != nil, into: &out)
+  }
+
+  private static func printComponents(
+    _ components: [QueryKeyPath.Component], dotFirst: Bool, into out: inout String
+  ) {
+    for (i, component) in components.enumerated() {
+      if case .element(let index) = component {
+        switch index {
+        case .first: out += "[FIRST]"
+        case .last: out += "[LAST]"
+        case .at(let n): out += "[\(n)]"
+        }
+        continue
+      }
+      if i > 0 || dotFirst { out += "." }
       switch component {
       case .property(let name):
         if QueryKeyword.named(name) != nil { out += "#" }
         out += name
       case .aggregate(let a):
         out += "@" + a.rawValue
+      case .element:
+        break
       }
     }
   }
