@@ -15,6 +15,19 @@ enum RecordBenchmark {
     var city: Int64
   }
 
+  /// ``Person`` as `eventtool codegen` writes a record type: the same properties, read by
+  /// position through `init(reading:)` (no `Decoder`).
+  struct GeneratedPerson: Record {
+    static let entityName = "AddressBook"
+    var firstName: String
+    var lastName: String
+    var phone1: String?
+    var phone2: String?
+    var age: Int16?
+    var zip: Int64
+    var city: Int64
+  }
+
   static func person(_ k: Int) -> Person {
     Person(
       firstName: "f\(k)", lastName: "L\(k % 1000)", phone1: k % 4 == 0 ? nil : "03-\(k)", phone2: nil,
@@ -70,14 +83,24 @@ enum RecordBenchmark {
     // The best of five rounds each, taken in turn: the machine's other work moves single runs.
     var dynamic: Measurement? = nil
     var typed: Measurement? = nil
+    var generated: Measurement? = nil
+    var floor: Measurement? = nil
     for _ in 0..<5 {
       dynamic = best(dynamic, try dynamicFetch(store, predicate, count))
-      typed = best(typed, try typedFetch(store, predicate, count))
+      typed = best(typed, try typedFetch(Person.self, store, predicate, count))
+      generated = best(generated, try typedFetch(GeneratedPerson.self, store, predicate, count))
+      floor = best(floor, try identitiesFetch(store, predicate, count))
     }
-    guard let typed, let dynamic else { return }
+    guard let typed, let dynamic, let generated, let floor else { return }
     table.add(
       "typed fetch, Record (\(count) objects, where \(predicate))", typed, unit: "records/s", baseline: dynamic,
       baselineName: "dynamic fetch + object(_:)")
+    table.add(
+      "typed fetch, init(reading:) as generated (\(count) objects)", generated, unit: "records/s",
+      baseline: dynamic, baselineName: "dynamic fetch + object(_:)")
+    table.add(
+      "typed fetch, init(reading:) vs the dynamic fetch alone (\(count) objects)", generated, unit: "records/s",
+      baseline: floor, baselineName: "dynamic fetch, identities only")
   }
 
   static func best(_ a: Measurement?, _ b: Measurement) -> Measurement {
@@ -96,10 +119,33 @@ enum RecordBenchmark {
     }
   }
 
-  static func typedFetch(_ store: EventStore, _ predicate: String, _ count: Int) throws -> Measurement {
+  /// The dynamic fetch without reading the objects again: the index range and one state
+  /// per object (the fetch reads each candidate's state), what a typed fetch starts from.
+  static func identitiesFetch(_ store: EventStore, _ predicate: String, _ count: Int) throws -> Measurement {
     try measure(operations: count) {
-      let records = try store.fetch(Person.self, where: predicate)
+      let ids = try store.read { try $0.fetch("AddressBook", where: predicate).objects }
+      guard ids.count == count else { throw BaselineError(workload: "fetch", message: "fetch gave \(ids.count)") }
+    }
+  }
+
+  static func typedFetch<R: Record>(_ type: R.Type, _ store: EventStore, _ predicate: String, _ count: Int) throws
+    -> Measurement
+  {
+    try measure(operations: count) {
+      let records = try store.fetch(R.self, where: predicate)
       guard records.count == count else { throw BaselineError(workload: "fetch", message: "typed fetch") }
     }
+  }
+}
+
+extension RecordBenchmark.GeneratedPerson {
+  init(reading values: RecordValues) throws {
+    self.firstName = try values.value(0)
+    self.lastName = try values.value(1)
+    self.phone1 = try values.optional(2)
+    self.phone2 = try values.optional(3)
+    self.age = try values.optional(4)
+    self.zip = try values.value(5)
+    self.city = try values.value(6)
   }
 }

@@ -15,6 +15,6 @@ extension GraphReading {
     related: @escaping (ObjectID, PropertyID) throws -> [ObjectID]
   ) throws -> Stored<R> {
     let reader = RecordReader(schema: schema, state: state, related: related, recordType: R.self)
-    return Stored(id: Ref(state.id), version: version, record: try R(from: reader))
+    return Stored(id: Ref(state.id), version: version, record: try R(reading: RecordValues(reader: reader)))
   }
 }

@@ -24,6 +24,16 @@
 public protocol Record: Codable {
   /// The name of the entity whose objects this type reads and writes.
   static var entityName: String { get }
+
+  /// The record of one object's values, read by position with no `Decoder` in between.
+  ///
+  /// The types `eventtool codegen` writes implement it (a read per property, in
+  /// declaration order); any other record is read through its `init(from:)`, the default.
+  init(reading values: RecordValues) throws
+}
+
+extension Record {
+  public init(reading values: RecordValues) throws { try self.init(from: values.reader) }
 }
 
 /// The identity of an object of the entity of `Target`: a typed relationship value.

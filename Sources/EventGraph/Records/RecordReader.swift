@@ -55,81 +55,101 @@ struct RecordReader: RecordDecoderBase {
     // The common types read without going through `Any`, and an optional's presence and
     // value found with one lookup (the protocol's default asks `contains`, `decodeNil` and
     // `decode` in turn).
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try quick(key, Self.string) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try quick(key, Self.int16) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try quick(key, Self.int32) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try quick(key, Self.int64) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try quick(key, Self.double) }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try quick(key, Self.bool) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try quick(key, RecordReader.string) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try quick(key, RecordReader.int16) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try quick(key, RecordReader.int32) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try quick(key, RecordReader.int64) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try quick(key, RecordReader.double) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try quick(key, RecordReader.bool) }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-      try quickIfPresent(key, Self.string)
+      try quickIfPresent(key, RecordReader.string)
     }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try quickIfPresent(key, Self.int16) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try quickIfPresent(key, Self.int32) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try quickIfPresent(key, Self.int64) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+      try quickIfPresent(key, RecordReader.int16)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+      try quickIfPresent(key, RecordReader.int32)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+      try quickIfPresent(key, RecordReader.int64)
+    }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-      try quickIfPresent(key, Self.double)
+      try quickIfPresent(key, RecordReader.double)
     }
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try quickIfPresent(key, Self.bool) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+      try quickIfPresent(key, RecordReader.bool)
+    }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
       guard let f = field(key) else { return nil }
-      if case .ref(_, let toMany) = f.type, !toMany, try reader.related(reader.state.id, f.property).isEmpty {
-        return nil
-      }
-      if f.attributeType != nil, reader.state[f.property] == nil { return nil }
-      return try read(type, f)
+      return try reader.valueIfPresent(type, f)
     }
 
-    private static func string(_ v: Value) -> String? { if case .string(let s) = v { s } else { nil } }
-    private static func int16(_ v: Value) -> Int16? { if case .int16(let n) = v { n } else { nil } }
-    private static func int32(_ v: Value) -> Int32? { if case .int32(let n) = v { n } else { nil } }
-    private static func int64(_ v: Value) -> Int64? { if case .int64(let n) = v { n } else { nil } }
-    private static func double(_ v: Value) -> Double? { if case .double(let d) = v { d } else { nil } }
-    private static func bool(_ v: Value) -> Bool? { if case .boolean(let b) = v { b } else { nil } }
-
-    /// The value `pick` takes from the stored one, or the general path's answer (and error).
     private func quick<T: Decodable>(_ key: Key, _ pick: (Value) -> T?) throws -> T {
       guard let f = field(key) else { return try read(T.self, forKey: key) }
-      if let v = reader.state[f.property], let x = pick(v) { return x }
-      return try read(T.self, f)
+      return try reader.quick(f, pick)
     }
 
-    /// ``quick(_:_:)`` for an optional: `nil` when the object has no value.
     private func quickIfPresent<T: Decodable>(_ key: Key, _ pick: (Value) -> T?) throws -> T? {
       guard let f = field(key) else { return nil }
-      guard let v = reader.state[f.property] else { return nil }
-      if let x = pick(v) { return x }
-      return try read(T.self, f)
+      return try reader.quickIfPresent(f, pick)
     }
 
     func read<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
       guard let f = field(key) else {
         throw reader.failure(key.stringValue, T.self, "not a property the record type was checked with")
       }
-      return try read(type, f)
-    }
-
-    /// The value of field `f` as a `T`.
-    private func read<T: Decodable>(_ type: T.Type, _ f: RecordSchema.Field) throws -> T {
-      if case .ref = f.type {
-        let ids = try reader.related(reader.state.id, f.property)
-        guard let v = (T.self as? any AnyRefValue.Type)?.make(ids) as? T else {
-          throw reader.failure(f.key, T.self, "the relationship is empty")
-        }
-        return v
-      }
-      guard let stored = reader.state[f.property] else {
-        throw reader.failure(f.key, T.self, "no value, and the property is not an optional")
-      }
-      guard let v = f.type.swiftValue(stored) as? T else {
-        throw reader.failure(f.key, T.self, "the stored \(stored.type.rawValue) \(stored.displayText) does not fit")
-      }
-      return v
+      return try reader.value(type, f)
     }
 
     func nestingError(_ key: String?) -> any Error {
       reader.failure(key, nil, "a record's property is a value, a Ref or an array of Ref")
     }
+  }
+
+  static func string(_ v: Value) -> String? { if case .string(let s) = v { s } else { nil } }
+  static func int16(_ v: Value) -> Int16? { if case .int16(let n) = v { n } else { nil } }
+  static func int32(_ v: Value) -> Int32? { if case .int32(let n) = v { n } else { nil } }
+  static func int64(_ v: Value) -> Int64? { if case .int64(let n) = v { n } else { nil } }
+  static func double(_ v: Value) -> Double? { if case .double(let d) = v { d } else { nil } }
+  static func bool(_ v: Value) -> Bool? { if case .boolean(let b) = v { b } else { nil } }
+
+  /// The value `pick` takes from field `f`'s stored one, or the general path's answer (and error).
+  func quick<T: Decodable>(_ f: RecordSchema.Field, _ pick: (Value) -> T?) throws -> T {
+    if let v = state[f.property], let x = pick(v) { return x }
+    return try value(T.self, f)
+  }
+
+  /// ``quick(_:_:)`` for an optional: `nil` when the object has no value.
+  func quickIfPresent<T: Decodable>(_ f: RecordSchema.Field, _ pick: (Value) -> T?) throws -> T? {
+    guard let v = state[f.property] else { return nil }
+    if let x = pick(v) { return x }
+    return try value(T.self, f)
+  }
+
+  /// The value of field `f` as a `T`, `nil` when the object has none (an empty to-one
+  /// relationship, an unset attribute).
+  func valueIfPresent<T: Decodable>(_ type: T.Type, _ f: RecordSchema.Field) throws -> T? {
+    if case .ref(_, let toMany) = f.type, !toMany, try related(state.id, f.property).isEmpty { return nil }
+    if f.attributeType != nil, state[f.property] == nil { return nil }
+    return try value(type, f)
+  }
+
+  /// The value of field `f` as a `T`.
+  func value<T: Decodable>(_ type: T.Type, _ f: RecordSchema.Field) throws -> T {
+    if case .ref = f.type {
+      let ids = try related(state.id, f.property)
+      guard let v = (T.self as? any AnyRefValue.Type)?.make(ids) as? T else {
+        throw failure(f.key, T.self, "the relationship is empty")
+      }
+      return v
+    }
+    guard let stored = state[f.property] else {
+      throw failure(f.key, T.self, "no value, and the property is not an optional")
+    }
+    guard let v = f.type.swiftValue(stored) as? T else {
+      throw failure(f.key, T.self, "the stored \(stored.type.rawValue) \(stored.displayText) does not fit")
+    }
+    return v
   }
 }

@@ -6,7 +6,9 @@
 /// to `nil` in the memberwise initializer; to-many relationships are arrays of ``Ref``,
 /// defaulting to `[]`; a number or boolean attribute's model default is the property's.
 /// The types are internal, so that the memberwise initializer is there for the module
-/// that compiles them.
+/// that compiles them. Each type's ``Record/init(reading:)``, in an extension (which keeps
+/// the memberwise initializer), reads its properties by position: a fetch decodes it
+/// with no `Decoder`.
 ///
 /// The text is the same for the same model (no date, no path), and already in the
 /// package's `swift format` style.
@@ -46,6 +48,7 @@ extension Model {
         .map { $0.isEmpty ? "" : indent + $0 }.joined(separator: "\n")
     }
     if namespace != nil { out += "}\n" }
+    for e in entities { out += "\n" + readingSource(e, namespace: namespace) }
     return out
   }
 
@@ -78,6 +81,30 @@ extension Model {
         }
       }
     }
+    lines.append("}")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The properties a generated record holds, in declaration order: the attributes that are
+  /// not transient and the relationships, with whether each is an optional.
+  private func recordProperties(_ e: Entity) -> [(property: Property, isOptional: Bool)] {
+    e.properties.compactMap { p in
+      switch p.kind {
+      case .attribute(let a): a.isTransient ? nil : (p, a.isOptional)
+      case .relationship(let r): (p, !r.isToMany && r.isOptional)
+      }
+    }
+  }
+
+  /// The extension with a record's `init(reading:)`: a read per property by its position.
+  private func readingSource(_ e: Entity, namespace: String?) -> String {
+    var lines = ["extension \(namespace.map { $0 + "." } ?? "")\(e.name) {"]
+    lines.append("  init(reading values: RecordValues) throws {")
+    for (i, (p, isOptional)) in recordProperties(e).enumerated() {
+      let name = Self.keywords.contains(p.name) ? "`\(p.name)`" : p.name
+      lines.append("    self.\(name) = try values.\(isOptional ? "optional" : "value")(\(i))")
+    }
+    lines.append("  }")
     lines.append("}")
     return lines.joined(separator: "\n") + "\n"
   }

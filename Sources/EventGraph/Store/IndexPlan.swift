@@ -112,13 +112,19 @@ struct IndexPlan {
   static func candidates<T: TransactionReading>(_ plans: [IndexPlan], reader: GraphReader<T>, kinds: [EntityID])
     throws -> [ObjectID]
   {
-    var found = Set<ObjectID>()
+    // An array sorted once, repeats dropped after: cheaper than a set's hashing per object
+    // (a range of one index gives its objects without repeats, often already in order).
+    var found: [ObjectID] = []
     for plan in plans { try plan.collect(into: &found, reader: reader, kinds: kinds) }
-    return found.sorted()
+    found.sort()
+    var unique: [ObjectID] = []
+    unique.reserveCapacity(found.count)
+    for o in found where unique.last != o { unique.append(o) }
+    return unique
   }
 
   private func collect<T: TransactionReading>(
-    into found: inout Set<ObjectID>, reader: GraphReader<T>, kinds: [EntityID]
+    into found: inout [ObjectID], reader: GraphReader<T>, kinds: [EntityID]
   )
     throws
   {
@@ -129,7 +135,7 @@ struct IndexPlan {
           guard key.count >= prefix.count + 8, key.starts(with: prefix) else { return false }
           let value = key[prefix.count..<(key.count - 8)]
           if let high, high.lexicographicallyPrecedes(value) { return false }
-          if let o = KeyField.u64(key, at: key.count - 8) { found.insert(ObjectID(o)) }
+          if let o = KeyField.u64(key, at: key.count - 8) { found.append(ObjectID(o)) }
           return true
         }
       }

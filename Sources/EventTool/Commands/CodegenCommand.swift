@@ -7,10 +7,11 @@ struct CodegenCommand: ToolCommand {
     abstract: "Write the Swift record types of a model, or of every model a store holds.",
     discussion: """
       One Codable struct per entity, conforming to EventGraph's Record: a property per attribute (an optional \
-      for an optional attribute), a Ref for a to-one relationship and an array of them for a to-many. The \
-      output is the same for the same model, and already formatted as swift format formats it. From a store, \
-      each model version's types are in an enum named after the model and its version (AddressBookV2); \
-      --namespace puts a model file's types in an enum of that name.
+      for an optional attribute), a Ref for a to-one relationship and an array of them for a to-many, and an \
+      init(reading:) that a fetch reads it through by position, with no Decoder. The output is the same for \
+      the same model, and already formatted as swift format formats it. From a store, each model version's \
+      types are in an enum named after the model and its version (AddressBookV2); --namespace puts a \
+      model file's types in an enum of that name.
       """,
     positionals: [PositionalSpec("SOURCE", help: "A *.model.json file or a store directory.")],
     options: [

@@ -16,3 +16,12 @@ enum AddressBookV1 {
     var phone2: String?
   }
 }
+
+extension AddressBookV1.AddressBook {
+  init(reading values: RecordValues) throws {
+    self.firstName = try values.value(0)
+    self.lastName = try values.value(1)
+    self.phone1 = try values.optional(2)
+    self.phone2 = try values.optional(3)
+  }
+}

@@ -24,3 +24,19 @@ enum AddressBookV2 {
     var addressBook: Ref<AddressBook>?
   }
 }
+
+extension AddressBookV2.AddressBook {
+  init(reading values: RecordValues) throws {
+    self.firstName = try values.value(0)
+    self.lastName = try values.value(1)
+    self.phones = try values.value(2)
+  }
+}
+
+extension AddressBookV2.PhoneBook {
+  init(reading values: RecordValues) throws {
+    self.phoneNumber = try values.value(0)
+    self.type = try values.value(1)
+    self.addressBook = try values.optional(2)
+  }
+}

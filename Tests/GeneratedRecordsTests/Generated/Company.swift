@@ -36,3 +36,33 @@ struct Department: Record, Hashable, Sendable {
   var companies: [Ref<Company>] = []
   var employees: [Ref<Employee>] = []
 }
+
+extension Company {
+  init(reading values: RecordValues) throws {
+    self.name = try values.value(0)
+    self.founded = try values.optional(1)
+    self.logo = try values.optional(2)
+    self.employees = try values.value(3)
+    self.departments = try values.value(4)
+  }
+}
+
+extension Employee {
+  init(reading values: RecordValues) throws {
+    self.name = try values.value(0)
+    self.salary = try values.optional(1)
+    self.badge = try values.optional(2)
+    self.company = try values.optional(3)
+    self.manager = try values.optional(4)
+    self.reports = try values.value(5)
+    self.department = try values.optional(6)
+  }
+}
+
+extension Department {
+  init(reading values: RecordValues) throws {
+    self.name = try values.value(0)
+    self.companies = try values.value(1)
+    self.employees = try values.value(2)
+  }
+}
