@@ -28,6 +28,10 @@ enum ReplicationBenchmark {
     table.add(
       "quorum commits (R3, sync always), 64 committers", quorum, unit: "commits/s", baseline: local,
       baselineName: "local durable, 64 committers")
+    let floor = try serialFloor(dir + "/floor", batches: max(20, commits / 64), js: js)
+    table.add(
+      "floor: a 64-insert durable transaction, then its publish, one after the other", floor,
+      unit: "commits/s", baseline: local, baselineName: "local durable, 64 committers")
 
     // Local, quorum, local again: the disk's fsync time drifts while the run goes on.
     let localLatency = try latencies(dir + "/lat-local", commits: commits / 8, js: nil)
@@ -53,36 +57,41 @@ enum ReplicationBenchmark {
   /// committers`; with `js`, in quorum mode.
   static func groupCommits(_ path: String, committers: Int, total: Int, js: JetStream?) throws -> Measurement {
     let store = try EventStore.create(at: path, model: try model())
+    let shipper = try quorumShipper(store, js, prefix: "B")
+    defer { shipper?.stop() }
+    return try groupCommitsInto(
+      store, committers: committers, total: total, value: String(repeating: "v", count: Baselines.valueSize))
+  }
+
+  /// What quorum mode's design allows with 64 committers: a batch of 64 inserts committed
+  /// durably, then shipped and acknowledged, then the next — the local fsync and the
+  /// stream's round trip one after the other, as the writer thread and the shipper take
+  /// them.
+  static func serialFloor(_ path: String, batches: Int, js: JetStream) throws -> Measurement {
+    let store = try EventStore.create(at: path, model: try model())
+    let shipper = try Shipper(store: store, jetStream: js, stream: "F" + UUID().uuidString.prefix(8), mode: .local)
+    let value = String(repeating: "v", count: Baselines.valueSize)
+    return try measure(operations: batches * 64) {
+      for b in 0..<batches {
+        try store.write { tx in for i in 0..<64 { try tx.insert("Item", ["a1": .string("\(b)-\(i)" + value)]) } }
+        try shipper.shipPending()
+      }
+    }
+  }
+
+  /// A started quorum-mode shipper of `store` to a new stream, when there is a `js`.
+  static func quorumShipper(_ store: EventStore, _ js: JetStream?, prefix: String) throws -> Shipper? {
     let shipper = try js.map {
-      try Shipper(store: store, jetStream: $0, stream: "B\(UUID().uuidString.prefix(8))", mode: .quorum)
+      try Shipper(store: store, jetStream: $0, stream: prefix + UUID().uuidString.prefix(8), mode: .quorum)
     }
     shipper?.start()
-    defer { shipper?.stop() }
-    let each = max(1, total / committers)
-    let value = String(repeating: "v", count: Baselines.valueSize)
-    return try ServiceBenchmark.blocking {
-      let start = monotonicSeconds()
-      try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<committers {
-          group.addTask {
-            for i in 0..<each {
-              try await store.commit { tx in try tx.insert("Item", ["a1": .string("\(i)" + value)]) }
-            }
-          }
-        }
-        try await group.waitForAll()
-      }
-      return Measurement(operations: committers * each, seconds: monotonicSeconds() - start)
-    }
+    return shipper
   }
 
   /// One committer's commit latencies (seconds), median and 99th percentile.
   static func latencies(_ path: String, commits: Int, js: JetStream?) throws -> (median: Double, p99: Double) {
     let store = try EventStore.create(at: path, model: try model())
-    let shipper = try js.map {
-      try Shipper(store: store, jetStream: $0, stream: "L\(UUID().uuidString.prefix(8))", mode: .quorum)
-    }
-    shipper?.start()
+    let shipper = try quorumShipper(store, js, prefix: "L")
     defer { shipper?.stop() }
     let times = try ServiceBenchmark.blocking {
       var times: [Double] = []
@@ -114,7 +123,7 @@ enum ReplicationBenchmark {
       }
     }
     sampler.start()
-    _ = try groupCommitsInto(store, committers: committers, total: total)
+    _ = try groupCommitsInto(store, committers: committers, total: total, value: "")
     // Until the stream has all of it.
     let last = try store.read { try $0.logEnd().commit }
     while (shipper.status.shipped[1] ?? 0) < last { Thread.sleep(forTimeInterval: 0.002) }
@@ -130,14 +139,18 @@ enum ReplicationBenchmark {
     return worst
   }
 
-  static func groupCommitsInto(_ store: EventStore, committers: Int, total: Int) throws -> Measurement {
+  /// `committers` tasks committing inserts of `value` (after the commit's number) into
+  /// `store` through the service, each `total / committers`.
+  static func groupCommitsInto(_ store: EventStore, committers: Int, total: Int, value: String) throws -> Measurement {
     let each = max(1, total / committers)
     return try ServiceBenchmark.blocking {
       let start = monotonicSeconds()
       try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<committers {
           group.addTask {
-            for i in 0..<each { try await store.commit { tx in try tx.insert("Item", ["a1": .string("\(i)")]) } }
+            for i in 0..<each {
+              try await store.commit { tx in try tx.insert("Item", ["a1": .string("\(i)" + value)]) }
+            }
           }
         }
         try await group.waitForAll()

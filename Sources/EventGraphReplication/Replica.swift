@@ -30,7 +30,7 @@ public final class Replica: Sendable {
   public init(store: EventStore, jetStream: JetStream, stream: String) throws {
     guard let role = try store.replicationRole(), role.stream == stream, role.kind == .replica else {
       let now =
-        try store.replicationRole().map { "the \($0.kind.rawValue) of stream '\($0.stream)'" } ?? "not replicated"
+        try store.replicationRole()?.description ?? "not replicated"
       throw ReplicationError.wrongRole(stream: stream, detail: "\(store.path) is \(now), not a replica of it")
     }
     self.store = store
@@ -204,12 +204,8 @@ public final class Replica: Sendable {
   public func promote() throws {
     try catchUp()
     let at = try position()
-    let message = OutgoingMessage(
-      subject: StreamLayout.promote(stream), id: "\(store.storeID):promote:\(at + 1)",
-      headers: [
-        StreamLayout.Header.kind: StreamLayout.Kind.promote.rawValue, StreamLayout.Header.store: store.storeID,
-        StreamLayout.Header.member: member,
-      ], data: [])
+    let message = StreamLayout.message(
+      .promote, subject: StreamLayout.promote(stream), id: "promote:\(at + 1)", store: store.storeID, member: member)
     let outcome = Result { () throws(NATSError) -> PublishAck in try jetStream.publish(message, expectLastSequence: at)
     }
     if case .failure(let e) = outcome, e.isWrongLastSequence {

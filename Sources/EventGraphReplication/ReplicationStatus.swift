@@ -14,6 +14,12 @@ public struct ReplicationStatus: Sendable, Hashable {
   /// A replica's lag in messages (0 when caught up); `nil` for a primary.
   public var messagesBehind: UInt64? { appliedSequence.map { streamLastSequence - min($0, streamLastSequence) } }
 
+  /// The last stream sequence a replica applied, as its checkpoint holds it; `nil` for a
+  /// store that never applied one (no stream needed).
+  public static func appliedSequence(of store: EventStore) throws -> UInt64? {
+    try store.checkpoint(named: Membership.positionCheckpoint) == nil ? nil : Membership.position(of: store)
+  }
+
   /// Reads `store`'s role and asks the stream where it stands; `nil` for a store that is
   /// not replicated.
   public static func read(_ store: EventStore, jetStream: JetStream) throws -> ReplicationStatus? {

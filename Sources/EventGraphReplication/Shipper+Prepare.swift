@@ -12,7 +12,7 @@ extension Shipper {
     switch try store.replicationRole() {
     case .some(let role) where role.stream != stream:
       throw ReplicationError.wrongRole(
-        stream: stream, detail: "the store is the \(role.kind.rawValue) of stream '\(role.stream)'")
+        stream: stream, detail: "the store is \(role.description)")
     case .some(let role) where role.kind == .replica:
       throw ReplicationError.wrongRole(
         stream: stream, detail: "the store is a read replica: `eventtool promote` makes it the primary first")

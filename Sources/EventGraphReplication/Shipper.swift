@@ -208,11 +208,8 @@ public final class Shipper: CommitAcknowledging, Sendable {
     kind: StreamLayout.Kind, subject: String, id: String, headers: [String: String], data: [UInt8],
     expectNoMessage: Bool = false
   ) throws {
-    var all = headers
-    all[StreamLayout.Header.kind] = kind.rawValue
-    all[StreamLayout.Header.store] = store.storeID
-    all[StreamLayout.Header.member] = member
-    let message = OutgoingMessage(subject: subject, id: "\(store.storeID):\(id)", headers: all, data: data)
+    let message = StreamLayout.message(
+      kind, subject: subject, id: id, store: store.storeID, member: member, headers: headers, data: data)
     var delay = 0.05
     while true {
       let expected = state.withLock { $0.lastSequence }

@@ -49,6 +49,19 @@ enum StreamLayout {
       && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
   }
 
+  /// A message of `kind` published by `member` of store `store`, with its ID in the store's
+  /// namespace (`STORE:ID`) and the headers every message carries.
+  static func message(
+    _ kind: Kind, subject: String, id: String, store: String, member: String, headers: [String: String] = [:],
+    data: [UInt8] = []
+  ) -> OutgoingMessage {
+    var all = headers
+    all[Header.kind] = kind.rawValue
+    all[Header.store] = store
+    all[Header.member] = member
+    return OutgoingMessage(subject: subject, id: "\(store):\(id)", headers: all, data: data)
+  }
+
   // MARK: - Commit records in a message
 
   /// Consecutive records, each as a 4-byte big-endian length and its bytes.

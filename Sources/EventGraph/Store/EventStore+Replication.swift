@@ -28,6 +28,9 @@ public struct ReplicationRole: Sendable, Hashable {
     self.detail = detail
   }
 
+  /// The part in words, as errors name it: `the replica of stream 'BOOK'`.
+  public var description: String { "the \(kind.rawValue) of stream '\(stream)'" }
+
   /// The stored form: kind, stream and detail on three lines.
   var stored: [UInt8] { Array("\(kind.rawValue)\n\(stream)\n\(detail)".utf8) }
 

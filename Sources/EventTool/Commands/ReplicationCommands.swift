@@ -131,7 +131,7 @@ struct PromoteCommand: ToolCommand {
     let store = try openStore(path, writing: true)
     guard let role = try store.replicationRole(), role.kind == .replica else {
       let now =
-        try store.replicationRole().map { "the \($0.kind.rawValue) of stream '\($0.stream)'" } ?? "not replicated"
+        try store.replicationRole()?.description ?? "not replicated"
       throw ToolError.failed("\(path) is \(now): only a read replica can be promoted")
     }
     let js = try ReplicationOptions.connect(a, name: "eventtool promote")

@@ -22,7 +22,7 @@ struct StatsCommand: ToolCommand {
     let store = try openStore(try a.required("STORE"))
     let st = try store.statistics()
     let role = try store.replicationRole()
-    let position = try store.checkpoint(named: "replication.position").map { String(decoding: $0, as: UTF8.self) }
+    let position = try ReplicationStatus.appliedSequence(of: store).map(String.init)
     let lag =
       try a.value("nats") == nil
       ? nil : ReplicationStatus.read(store, jetStream: try ReplicationOptions.connect(a, name: "eventtool stats"))
