@@ -37,7 +37,7 @@ final class StoreService: Sendable {
     self.path = commits.path
     self.readOnly = readOnly
     self.notifier = LogNotifier(dataFile: path + "/data.mdb") { [env, dbs, model] in
-      try? env.read { txn in try GraphReader(txn: txn.handle, dbs: dbs, model: model).logEnd().sequence }
+      try? env.readHandle { txn in try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence }
     }
   }
 
@@ -118,7 +118,9 @@ final class StoreService: Sendable {
   }
 
   /// A position (the last sequence a consumer or projection has dealt with); 0 when none.
-  static func position(_ key: String, in db: Database?, _ txn: some TransactionReading) throws -> UInt64 {
+  static func position(_ key: String, in db: Database?, _ txn: borrowing some TransactionReading & ~Copyable) throws
+    -> UInt64
+  {
     guard let db else { return 0 }
     let stored = try txn.withValue(db, key: key) { BigEndianKey.decode($0) }
     return (stored ?? nil) ?? 0

@@ -143,7 +143,7 @@ public final class EventStore: Sendable {
         try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
         try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
         try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
-        try dbs.putModel(model, txn.handle)
+        try dbs.putModel(model, txn)
       }
     }
     return try EventStore(path: path, options: options)
@@ -196,7 +196,7 @@ public final class EventStore: Sendable {
       throw StoreError.notAStore(path: path, detail: "model version \(active) is missing")
     }
     let model = try Model(json: doc, file: "\(path) (stored model v\(active))")
-    try env.read { try dbs.checkModelHash(model, $0.handle, path: path) }
+    try env.read { try dbs.checkModelHash(model, $0, path: path) }
     self.model = model
     self.registryKey = key
     claimed = false
@@ -248,9 +248,12 @@ public final class EventStore: Sendable {
   /// Keep it short: an open snapshot
   /// stops LMDB from reusing pages freed after it began.
   public func read<R>(_ body: (Snapshot) throws -> R) throws -> R {
-    let txn = try env.beginRead()
-    let snapshot = Snapshot(reader: GraphReader(txn: txn.handle, dbs: dbs, model: model))
-    defer { snapshot.isOpen = false }
+    let txn = ReadHandle(try env.beginRead())
+    let snapshot = Snapshot(reader: GraphReader(txn: txn, dbs: dbs, model: model))
+    defer {
+      snapshot.isOpen = false
+      txn.end()
+    }
     do {
       return try body(snapshot)
     } catch let e as LMDBError {

@@ -82,8 +82,9 @@ package final class VersionBuild {
     started = (fingerprint, discardingNewerCommits)
     let (sourceDBs, keys, stages, store) = (self.sourceDBs, self.keys, self.stages, self.store)
     let destination = destinationModel
-    return try store.env.write { txn in
-      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: store.model).lastObjectID()
+    return try store.commits.run { batch, _ in
+      let txn = batch.handle
+      let last = try GraphReader(txn: txn, dbs: sourceDBs, model: store.model).lastObjectID()
       // Resume only if no source object was made since the start: new objects of the
       // destination take identities from `base` on, which new source objects would share.
       if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint),
@@ -96,18 +97,19 @@ package final class VersionBuild {
       // Starting afresh empties the destination log: refuse if commits were written in that
       // version after an earlier upcast (they are at its end, without a source commit).
       let output = stages[stages.count - 1].output
-      let c = try txn.cursor(output.log)
-      if try c.last() {
-        let tail = try c.withCurrent { k, v in
-          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
-        }
+      let tail = try txn.withCursor(output.log) { c in
+        try c.last()
+          ? try c.withCurrent { k, v in try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)") }
+          : nil
+      }
+      if let tail {
         if tail.metadata.sourceCommit == nil && !discardingNewerCommits {
           throw VersionBuildError(
             "version \(destination.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)"
           )
         }
       }
-      for stage in stages { try Self.refuseReplacing(stage.destinationModel, txn.handle, sourceDBs, store) }
+      for stage in stages { try Self.refuseReplacing(stage.destinationModel, txn, sourceDBs, store) }
       // Fresh: every step's output, scratch state and associations start empty.
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
       for stage in stages {
@@ -115,7 +117,7 @@ package final class VersionBuild {
         try txn.empty(stage.output.log)
         try txn.empty(stage.forward)
         try txn.empty(stage.reverse)
-        try sourceDBs.putModel(stage.destinationModel, txn.handle)
+        try sourceDBs.putModel(stage.destinationModel, txn)
       }
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
@@ -352,17 +354,18 @@ extension VersionBuild {
     let active = store.model.version
     let path = store.path
     let meta = store.dbs.meta
-    return try store.env.write { transaction in
-      let txn = transaction.handle  // a copyable reference, for the local functions below
+    return try store.commits.run { batch, _ in
+      let txn = batch.handle  // shared by the local functions below
       func text(_ key: String) throws -> String? {
         try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) }
       }
       func end(of v: Int) throws -> UInt64 {
         guard let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false) else { return 0 }
-        let c = try txn.cursor(log)
-        guard try c.last() else { return 0 }
-        return try c.withCurrent { k, v in
-          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)").lastSequence
+        return try txn.withCursor(log) { c in
+          guard try c.last() else { return 0 }
+          return try c.withCurrent { k, v in
+            try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)").lastSequence
+          }
         }
       }
       let target: Int
