@@ -9,7 +9,27 @@ import LMDB
 /// owns every database it reads and writes: the first step's scratch copy of the source
 /// state, each step's output (the last one a version's log and projections, the others
 /// scratch projections), the associations, and the `meta` keys of the checkpoint.
-package final class VersionBuild {
+///
+/// It is public so that a migration engine outside this module — `EventGraphMigration`'s
+/// `Upcaster` is the one in this package — can drive it without reaching LMDB or the codec:
+///
+/// ```swift
+/// let build = try VersionBuild(store: store, steps: [(destination: v2, keepsReverse: false)])
+/// _ = try build.start(fingerprint: VersionBuild.fingerprint(mappingText), discardingNewerCommits: false)
+/// while true {
+///   let counts = try build.runBatch(maxEvents: 10_000) { step in
+///     let tx = step.destination(metadata: step.commit.metadata)
+///     // … write what the source commit (step.commit, step.events, step.source) becomes …
+///     try step.finish(tx)
+///   }
+///   if counts.finished { break }
+/// }
+/// ```
+///
+/// A batch runs in one write transaction through the store's commit writer; the objects it
+/// hands `migrate` (``UpcastStep``, ``SourceGraph``, ``Associations``) share it and must not
+/// be kept past the call.
+public final class VersionBuild {
   /// One step of the chain (v1→v2, v2→v3, …): where it reads its source state and where it writes.
   struct Stage {
     let sourceModel: Model
@@ -34,7 +54,7 @@ package final class VersionBuild {
   ///
   /// - Parameter steps: each step's destination model, and whether it keeps the way back
   ///   from destination to source in its associations (Swift policies read it).
-  package init(store: EventStore, steps: [(destination: Model, keepsReverse: Bool)]) throws {
+  public init(store: EventStore, steps: [(destination: Model, keepsReverse: Bool)]) throws {
     guard let lastStep = steps.last else { throw VersionBuildError("an upcast needs a mapping") }
     self.store = store
     let env = store.env
@@ -67,7 +87,7 @@ package final class VersionBuild {
 
   /// A short fingerprint of `text` (the chain's models and mappings): resuming an upcast
   /// with other ones is refused.
-  package static func fingerprint(_ text: String) -> String {
+  public static func fingerprint(_ text: String) -> String {
     String(CRC32C.checksum(Array(text.utf8)), radix: 16)
   }
 
@@ -78,7 +98,7 @@ package final class VersionBuild {
   /// - Parameter discardingNewerCommits: start afresh even though the destination version
   ///   has commits of its own (written after an earlier upcast, then rolled back).
   /// - Returns: whether it resumes.
-  package func start(fingerprint: String, discardingNewerCommits: Bool) throws -> Bool {
+  public func start(fingerprint: String, discardingNewerCommits: Bool) throws -> Bool {
     started = (fingerprint, discardingNewerCommits)
     let (sourceDBs, keys, stages, store) = (self.sourceDBs, self.keys, self.stages, self.store)
     let destination = destinationModel
@@ -172,7 +192,7 @@ package final class VersionBuild {
   /// and events it wrote, whether it finished the source log (and switched the store to the
   /// destination), and whether it found source objects made with identities the
   /// destination may have given, and so started the upcast afresh instead.
-  package typealias BatchCounts = (
+  public typealias BatchCounts = (
     commitsRead: Int, eventsRead: Int, commitsWritten: Int, eventsWritten: Int, finished: Bool, restarted: Bool
   )
 
@@ -182,7 +202,7 @@ package final class VersionBuild {
   /// destination version.
   ///
   /// - Throws: what `migrate` throws, the store's errors.
-  package func runBatch(maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws -> BatchCounts {
+  public func runBatch(maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws -> BatchCounts {
     do {
       return try store.commits.run { batch, _ in try runBatch(batch, maxEvents: maxEvents, migrate) }
     } catch is SourceIdentitiesOverlap {
@@ -287,7 +307,7 @@ package final class VersionBuild {
   }
 
   /// Live destination objects per entity, in the model's order.
-  package func objectsPerEntity() throws -> [(entity: String, count: Int)] {
+  public func objectsPerEntity() throws -> [(entity: String, count: Int)] {
     let entities = stages[stages.count - 1].output.entities
     let model = destinationModel
     return try store.env.read { txn in
@@ -307,8 +327,9 @@ package final class VersionBuild {
 
 /// Why an upcast's storage refused; the migration module reports it as its own error, with
 /// the same message.
-package struct VersionBuildError: Error, CustomStringConvertible {
-  package let description: String
+public struct VersionBuildError: Error, CustomStringConvertible {
+  /// The message, as the migration module reports it.
+  public let description: String
   init(_ message: String) { self.description = message }
 }
 
@@ -350,7 +371,7 @@ extension VersionBuild {
   /// has not moved on since).
   ///
   /// - Returns: the version now active.
-  package static func rollback(_ store: EventStore, to version: Int?) throws -> Int {
+  public static func rollback(_ store: EventStore, to version: Int?) throws -> Int {
     let active = store.model.version
     let path = store.path
     let meta = store.dbs.meta
