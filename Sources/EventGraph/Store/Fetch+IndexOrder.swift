@@ -84,23 +84,28 @@ struct IndexOrderRange {
   /// The first `wanted` objects of the range in the sort's order for which `matches`
   /// holds (fewer when the range ends); `nil` when a cut string stops the read.
   ///
-  /// The objects of one sort value are gathered first (read backwards, or for an `int64`
-  /// several keys of one double, they do not come in identity order), then checked in
-  /// identity order, each counted in `examined`, until the page is full.
+  /// Each object is checked in the sort's order, counted in `examined`, until the page is
+  /// full. The objects of one sort value must come in identity order: ascending, the keys of
+  /// one value give them so; descending, each value's keys are read forwards from its first
+  /// (then the read goes on backwards from before it), so a value many objects share costs
+  /// only the objects the page takes. For an `int64`, whose keys of one double may be
+  /// several, the objects of each double are gathered and sorted first.
   func first<T: TransactionReading>(
     _ wanted: Int, in reader: GraphReader<T>, examined: inout Int, matches: (ObjectID) throws -> Bool
   ) throws -> [IndexOrderEntry]? {
     var found: [IndexOrderEntry] = []
+    /// Checks one object; `true` once the page is full.
+    func check(_ o: ObjectID, _ order: [UInt8]) throws -> Bool {
+      examined += 1
+      if try matches(o) { found.append(IndexOrderEntry(order: order, object: o)) }
+      return found.count == wanted
+    }
     var group: [ObjectID] = []
     var groupOrder: [UInt8] = []
-    /// Checks the gathered group; `true` once the page is full.
+    /// Checks the gathered group (an `int64`'s); `true` once the page is full.
     func flush() throws -> Bool {
       group.sort()
-      for o in group {
-        examined += 1
-        if try matches(o) { found.append(IndexOrderEntry(order: groupOrder, object: o)) }
-        if found.count == wanted { return true }
-      }
+      for o in group where try check(o, groupOrder) { return true }
       group.removeAll(keepingCapacity: true)
       return false
     }
@@ -111,16 +116,28 @@ struct IndexOrderRange {
       case .end: more = false
       case .cut: return nil
       case .skip: break
-      case .entry(let entry):
+      case .entry(let entry) where type == .int64:
         if entry.order != groupOrder {
           if !group.isEmpty, try flush() { return found }
           groupOrder = entry.order
         }
         group.append(entry.object)
+      case .entry(let entry) where ascending:
+        if try check(entry.object, entry.order) { return found }
+      case .entry(let entry):
+        // Descending: this value's keys forwards from its first, then on from before it.
+        let first = prefix + entry.order
+        var forwards = try cursor.seek(first)
+        while forwards, case .entry(let e) = try cursor.withCurrent({ key, _ in step(key) }), e.order == entry.order {
+          if try check(e.object, e.order) { return found }
+          forwards = try cursor.next()
+        }
+        more = try cursor.seek(first) ? cursor.previous() : cursor.last()
+        continue
       }
       if more { more = try ascending ? cursor.next() : cursor.previous() }
     }
-    _ = try flush()
+    if !group.isEmpty { _ = try flush() }
     return found
   }
 
