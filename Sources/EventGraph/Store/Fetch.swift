@@ -71,6 +71,11 @@ extension Snapshot {
   ///
   /// `$variables` in the predicate take their values from `variables`, each typed by its
   /// value (`["min": .int64(3)]` for `age >= $min`); one not given is refused as unknown.
+  /// They are bound before the index is chosen: `age >= $min` reads the index as `age >= 3`.
+  ///
+  /// With a limit and a sort by one indexed attribute (and no index range from the
+  /// predicate), the index gives the order and the fetch stops once the page is full
+  /// (`Fetch+IndexOrder.swift`).
   ///
   /// - Throws: ``QueryError`` for a predicate that does not parse or type-check (with its
   ///   position), ``StoreError`` for an unknown entity or sort key.
