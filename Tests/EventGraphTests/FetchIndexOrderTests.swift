@@ -148,6 +148,9 @@ struct FetchIndexOrderTests {
     }
     let ten = try store.fetch("Book", sortedBy: [EventGraph.SortDescriptor("title")], limit: 10)
     #expect(ten.index == "title" && ten.examined == 10 && ten.objects.count == 10)
+    // The largest limit with an offset: every match after the offset, no overflow.
+    let rest = try store.fetch("Book", sortedBy: [EventGraph.SortDescriptor("title")], limit: .max, offset: 195)
+    #expect(rest.index == "title" && rest.objects.count == 5)
     let last = try store.fetch("Book", sortedBy: [EventGraph.SortDescriptor("isbn", ascending: false)], limit: 10)
     #expect(last.index == "isbn" && last.examined == 10)
     #expect(

@@ -33,7 +33,9 @@ extension Snapshot {
     case .string, .int16, .int32, .int64, .double, .float, .decimal, .date, .boolean, .uuid, .binary: break
     default: return nil
     }
-    let wanted = max(0, offset) + max(0, limit)
+    // Saturating: `limit: Int.max` with an offset asks for every match, not a trap.
+    let (sum, overflow) = max(0, offset).addingReportingOverflow(max(0, limit))
+    let wanted = overflow ? Int.max : sum
     guard wanted > 0 else { return ([], 0) }
     var examined = 0
     var found: [IndexOrderEntry] = []
