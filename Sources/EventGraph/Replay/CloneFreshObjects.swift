@@ -203,7 +203,7 @@ struct FreshObjects {
       let index = UniquenessIndex(txn: txn, db: unique, model: model)
       let items = try states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
         UniquenessIndex.Item(
-          id: s.id, entity: s.entity, old: Array(repeating: nil, count: model.uniqueness[Int(s.entity.rawValue)].count),
+          id: s.id, entity: s.entity, old: [],
           new: try index.keys(s.entity, values: { s[$0] }), value: { s[$0] })
       }
       try index.update(items) { reader.display($0) }
