@@ -40,7 +40,8 @@ public struct EventTool: Sendable {
     [
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
       FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
-      RollbackCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(), BackupCommand(),
+      RollbackCommand(), SwitchCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(),
+      BackupCommand(),
       DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
       ImportCoreDataCommand(), ImportMappingCommand(), DemoCommand(), ReferenceCommand(),
     ]
