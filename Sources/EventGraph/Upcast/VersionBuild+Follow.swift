@@ -20,26 +20,32 @@ package struct FollowState: Sendable, Hashable {
 }
 
 extension VersionBuild {
-  /// The file whose ``ProcessLock`` the process building a version of the store holds: a
-  /// second upcast of the store is refused while it is held, and a killed builder's lock
-  /// goes with it.
-  package static func builderLockFile(_ store: String) -> String { store + "/upcast.lock" }
-
-  /// Takes the store's builder lock.
+  /// Where the builder lock is: a byte of the store's data file far past any data.
   ///
-  /// - Throws: ``VersionBuildError`` naming the process that builds, when another does.
-  package static func lockBuilder(_ store: String) throws -> ProcessLock {
+  /// The lock (a ``ProcessLock``) changes nothing in the store and adds no file. The process
+  /// building a version of the store holds it: a second upcast is refused while it is
+  /// held, and a killed builder's lock goes with it.
+  static let builderLockByte: Int64 = 1 << 50
+
+  /// Takes the builder lock of `store`.
+  ///
+  /// - Throws: ``VersionBuildError`` naming the process that builds (as it recorded itself
+  ///   in `meta` when it started), when another does.
+  package static func lockBuilder(_ store: EventStore) throws -> ProcessLock {
     do {
-      return try ProcessLock(file: builderLockFile(store))
-    } catch let held as ProcessLockHeld {
-      let who = held.process.map { "process \($0)" } ?? "another process"
+      return try ProcessLock(file: store.path + "/data.mdb", byte: builderLockByte)
+    } catch is ProcessLockHeld {
+      let pid = try? store.env.read { try $0.get(store.dbs.meta, key: MetaKey.upcastBuilder) }
+      let who = pid.map { "process " + String(decoding: $0, as: UTF8.self) } ?? "another process"
       throw VersionBuildError(
-        "another upcast is building a version of \(store) (\(who) holds \(held.file)); stop it or let it finish first")
+        "another upcast is building a version of \(store.path) (\(who)); stop it or let it finish first")
     }
   }
 
   /// Whether a process holds the builder lock of the store at `path` (an upcast runs).
-  package static func builderRuns(_ path: String) -> Bool { ProcessLock.isHeld(builderLockFile(path)) }
+  package static func builderRuns(_ path: String) -> Bool {
+    ProcessLock.isHeld(path + "/data.mdb", byte: builderLockByte)
+  }
 
   /// Where this build stands.
   package func followState() throws -> FollowState {

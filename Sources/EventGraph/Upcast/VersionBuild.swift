@@ -65,6 +65,9 @@ package final class VersionBuild {
 
   var destinationModel: Model { stages[stages.count - 1].destinationModel }
 
+  /// This process's ID, as the builder records it (``MetaKey/upcastBuilder``).
+  static var processID: String { String(ProcessInfo.processInfo.processIdentifier) }
+
   /// A short fingerprint of `text` (the chain's models and mappings): resuming an upcast
   /// with other ones is refused.
   package static func fingerprint(_ text: String) -> String {
@@ -91,6 +94,7 @@ package final class VersionBuild {
         let b = try txn.get(sourceDBs.meta, key: keys.base), let base = BigEndianKey.decode(b),
         last < base
       {
+        try txn.put(sourceDBs.meta, key: MetaKey.upcastBuilder, value: Self.processID)
         return true
       }
       // Starting afresh empties the destination log: refuse if commits were written in that
@@ -125,6 +129,7 @@ package final class VersionBuild {
         try txn.put(sourceDBs.meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(base))
       }
       try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(bases.min() ?? last + 1))
+      try txn.put(sourceDBs.meta, key: MetaKey.upcastBuilder, value: Self.processID)
       return false
     }
   }
@@ -290,7 +295,9 @@ package final class VersionBuild {
     let output = stages[stages.count - 1]
     let destinationEnd = try GraphReader(txn: txn, dbs: output.output, model: output.destinationModel).logEnd()
     try txn.put(meta, key: keys.destinationEnd, value: BigEndianKey(destinationEnd.sequence))
-    for k in [keys.checkpoint, keys.fingerprint, keys.base, keys.switchRequest] { try txn.delete(meta, key: k) }
+    for k in [keys.checkpoint, keys.fingerprint, keys.base, keys.switchRequest, MetaKey.upcastBuilder] {
+      try txn.delete(meta, key: k)
+    }
     for i in stages.indices { try txn.delete(meta, key: keys.nextID(stage: i, of: stages.count)) }
     for (_, db) in stages[0].source.projections { try txn.empty(db) }
     for stage in stages {

@@ -2,22 +2,22 @@ import EventGraph
 import Foundation
 
 /// When a following upcast switches the store to its version, and when it stops.
-public struct FollowControl {
+public struct FollowControl: Sendable {
   /// Switch as soon as the new version is caught up (`--switch`).
   public var switchWhenCaughtUp: Bool
   /// Asked between batches: `true` switches at the next batch (after its last catch-up).
-  public var switchNow: () -> Bool
+  public var switchNow: @Sendable () -> Bool
   /// Asked between batches: `true` stops without switching; the build stays at its
   /// checkpoint, and a following upcast run again resumes it.
-  public var stop: () -> Bool
-  /// Told after every batch that wrote something and whenever the build is caught up:
+  public var stop: @Sendable () -> Bool
+  /// Told where the build stands whenever that changed (after a batch, when caught up):
   /// the last source sequence done and the source log's end.
-  public var progress: (_ done: UInt64, _ sourceEnd: UInt64) -> Void
+  public var progress: @Sendable (_ done: UInt64, _ sourceEnd: UInt64) -> Void
 
   public init(
-    switchWhenCaughtUp: Bool = false, switchNow: @escaping () -> Bool = { false },
-    stop: @escaping () -> Bool = { false },
-    progress: @escaping (_ done: UInt64, _ sourceEnd: UInt64) -> Void = { _, _ in }
+    switchWhenCaughtUp: Bool = false, switchNow: @escaping @Sendable () -> Bool = { false },
+    stop: @escaping @Sendable () -> Bool = { false },
+    progress: @escaping @Sendable (_ done: UInt64, _ sourceEnd: UInt64) -> Void = { _, _ in }
   ) {
     self.switchWhenCaughtUp = switchWhenCaughtUp
     self.switchNow = switchNow
@@ -39,20 +39,23 @@ extension Upcaster {
 
   private func followBatches(_ control: FollowControl) throws -> UpcastReport {
     let start = ContinuousClock.now
-    var report = UpcastReport()
-    report.sourceVersion = first.sourceModel.version
-    report.destinationVersion = last.destinationModel.version
+    var report = freshReport()
     report.resumed = try build.start(fingerprint: fingerprint, discardingNewerCommits: discardsNewerCommits)
     let changes = StoreChangeWaiter(store)
+    var reported: (UInt64, UInt64)?
+    func tell(_ state: FollowState) {
+      let now = (state.checkpoint ?? 0, state.sourceEnd)
+      guard reported.map({ $0 != now }) ?? true else { return }
+      reported = now
+      control.progress(now.0, now.1)
+    }
     while !control.stop() {
       let state = try build.followState()
       let switching = control.switchWhenCaughtUp || control.switchNow() || state.switchRequested
       if !state.caughtUp || switching {
         let batch = try build.runBatch(maxEvents: batchEvents, switching: switching) { step in try migrate(step) }
         if batch.restarted {
-          report = UpcastReport()
-          report.sourceVersion = first.sourceModel.version
-          report.destinationVersion = last.destinationModel.version
+          report = freshReport()
           continue
         }
         report.commitsRead += batch.commitsRead
@@ -63,10 +66,12 @@ extension Upcaster {
           report.switched = true
           break
         }
-        if batch.commitsRead > 0 { control.progress(try build.followState().checkpoint ?? 0, state.sourceEnd) }
-        if !batch.caughtUp { continue }
+        if !batch.caughtUp {
+          tell(try build.followState())
+          continue
+        }
       }
-      control.progress(state.checkpoint ?? 0, state.sourceEnd)
+      tell(try build.followState())
       // Caught up: wait for a write to the file (any process's commit), or look again soon.
       changes.wait(milliseconds: 250)
     }

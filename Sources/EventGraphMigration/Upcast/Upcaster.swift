@@ -74,7 +74,7 @@ final class Upcaster {
     store: EventStore, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry,
     mappingFiles: [String], modelFiles: [String], batchEvents: Int?, discardingNewerCommits: Bool
   ) throws {
-    let lock = try Self.storage { try VersionBuild.lockBuilder(store.path) }
+    let lock = try Self.storage { try VersionBuild.lockBuilder(store) }
     guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
     if store.model.version == model.version {
       throw MigrationError("\(store.path) is already at version \(model.version)")
@@ -158,9 +158,7 @@ final class Upcaster {
 
   private func runBatches(progress: (Int) -> Void) throws -> UpcastReport {
     let start = ContinuousClock.now
-    var report = UpcastReport()
-    report.sourceVersion = first.sourceModel.version
-    report.destinationVersion = last.destinationModel.version
+    var report = freshReport()
     report.resumed = try prepare()
     var batches = 0
     while true {
@@ -168,9 +166,7 @@ final class Upcaster {
       let batch = try build.runBatch(maxEvents: batchEvents) { step in try migrate(step) }
       if batch.restarted {
         // The upcast started over (source objects were made meanwhile): counted afresh.
-        report = UpcastReport()
-        report.sourceVersion = first.sourceModel.version
-        report.destinationVersion = last.destinationModel.version
+        report = freshReport()
         continue
       }
       batches += 1
@@ -188,6 +184,14 @@ final class Upcaster {
     report.seconds =
       Double((ContinuousClock.now - start).components.attoseconds) / 1e18
       + Double((ContinuousClock.now - start).components.seconds)
+    return report
+  }
+
+  /// A report of nothing done yet, naming the versions.
+  func freshReport() -> UpcastReport {
+    var report = UpcastReport()
+    report.sourceVersion = first.sourceModel.version
+    report.destinationVersion = last.destinationModel.version
     return report
   }
 

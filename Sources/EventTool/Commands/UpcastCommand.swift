@@ -94,13 +94,10 @@ extension UpcastCommand {
     _ batch: Int?, _ a: ParsedArguments, _ io: ToolIO
   ) throws {
     _ = try openStore(path)  // its pages checked, and closed again before the upcast opens it
-    var caughtUp: UInt64?
     let control = FollowControl(
       switchWhenCaughtUp: a.flag("switch"),
       progress: { done, end in
-        // Once per position reached, not per wake-up.
-        guard done == end, caughtUp != done else { return }
-        caughtUp = done
+        guard done == end else { return }
         io.printError("caught up at sequence \(done)")
       })
     let report = try reportingAccess(path, writing: true) {
