@@ -140,6 +140,14 @@ struct FollowingUpcastTests {
       #expect(second.err.contains("another upcast is building a version of"), "\(second.err)")
       #expect(second.err.contains("process \(follower.process.processIdentifier)"), "\(second.err)")
     }
+    // Readers of the version being built.
+    let v2Log = try ToolRunner.eventtool(["log", path, "--version", "2", "--to", "40"])
+    #expect(v2Log.status == 0, "\(v2Log.err)")
+    #expect(v2Log.out.contains("v2  ") && v2Log.out.contains("from source commit at 1"), "\(v2Log.out)")
+    let phones = try ToolRunner.eventtool(["fetch", path, "PhoneBook", "--version", "2", "--limit", "3"])
+    #expect(phones.status == 0 && phones.out.contains("PhoneBook/"), "\(phones.err)")
+    let noVersion = try ToolRunner.eventtool(["log", path, "--version", "9"])
+    #expect(noVersion.status == 1 && noVersion.err.contains("9"), "\(noVersion.err)")
     let missing = try ToolRunner.eventtool(["switch", path, "--to", "9"])
     #expect(missing.status == 1)
     #expect(missing.err.contains("has no version 9"), "\(missing.err)")

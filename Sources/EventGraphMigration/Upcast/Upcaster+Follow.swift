@@ -51,6 +51,11 @@ extension Upcaster {
     }
     while !control.stop() {
       let state = try build.followState()
+      guard state.active == report.sourceVersion else {
+        throw MigrationError(
+          "\(store.path) was switched to version \(state.active) under the following upcast from version \(report.sourceVersion); it stops"
+        )
+      }
       let switching = control.switchWhenCaughtUp || control.switchNow() || state.switchRequested
       if !state.caughtUp || switching {
         let batch = try build.runBatch(maxEvents: batchEvents, switching: switching) { step in try migrate(step) }

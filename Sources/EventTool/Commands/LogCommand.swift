@@ -35,7 +35,7 @@ struct LogCommand: ToolCommand {
     let json = a.flag("json")
     if a.flag("follow") {
       if a.value("version") != nil {
-        throw ToolError.usage("--version does not go with --follow: a follower moves to the new version at the switch")
+        throw ToolError.usage("--version does not go with --follow: a follower reads the version the store is at")
       }
       return try LogFollow.run(a, io, from: from, to: to, json: json)
     }
