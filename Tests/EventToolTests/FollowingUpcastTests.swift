@@ -162,11 +162,21 @@ struct FollowingUpcastTests {
     #expect(try StoreContents(path) == orphaned)
     try unchanged(1)
 
-    // The killed builder blocks nobody: a new one resumes and switches when caught up.
+    // The killed builder blocks nobody: a new one resumes and switches when caught up,
+    // while `log --follow` follows the log across the switch.
+    let end = try EventStore(path: path, options: StoreOptions(readOnly: true)).lastSequence()
+    let logFollower = try Child("eventtool", ["log", path, "--follow", "--from", "\(end)"])
     let resumed = try ToolRunner.eventtool(["upcast", path] + Self.upcastArguments + ["--follow", "--switch"])
     #expect(resumed.status == 0, "\(resumed.err)")
     #expect(resumed.out.contains("(resumed)"), "\(resumed.out)")
     try unchanged(2)
+    let line = #"{"id": "n", "entity": "PhoneBook", "attributes": {"phoneNumber": "0"}}"#
+    #expect(try ToolRunner.eventtool(["import", path, "-"], input: line + "\n").status == 0)
+    let followed = logFollower.wait(seconds: 30) { $0.output.contains("phoneNumber = '0'") }
+    #expect(followed, "\(logFollower.output)\n\(logFollower.errorOutput)")
+    #expect(logFollower.errorOutput.contains("the store switched from version 1 to 2 after sequence \(end)"))
+    kill(logFollower.process.processIdentifier, SIGKILL)
+    _ = logFollower.finish(seconds: 10)
     let again = try ToolRunner.eventtool(["switch", path, "--to", "2"])
     #expect(again.err.contains("already at version 2"), "\(again.err)")
   }
