@@ -9,6 +9,12 @@ struct FollowingUpcastTests {
     "--model", examples + "/AddressBook.v2.model.json", "--mapping", examples + "/AddressBook.v1-v2.mapping.json",
   ]
 
+  /// A v1 address book of 200 people with history, in `dir`.
+  static func book(in dir: String) throws -> String {
+    try UpcastKillTests.history(dir + "/s", people: 200)
+    return dir + "/s"
+  }
+
   /// What a committing task did: its commits that landed, and whether it was refused
   /// because the store had switched.
   struct Committed: Sendable {
@@ -113,8 +119,7 @@ struct FollowingUpcastTests {
   func refusals() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    let path = dir + "/s"
-    try UpcastKillTests.history(path, people: 200)
+    let path = try Self.book(in: dir)
     func unchanged(_ version: Int) throws {
       #expect(try EventStore(path: path, options: StoreOptions(readOnly: true)).activeVersion() == version)
       let verify = try ToolRunner.eventtool(["verify", path])
@@ -179,6 +184,34 @@ struct FollowingUpcastTests {
     _ = logFollower.finish(seconds: 10)
     let again = try ToolRunner.eventtool(["switch", path, "--to", "2"])
     #expect(again.err.contains("already at version 2"), "\(again.err)")
+  }
+
+  @Test("a switch killed while it waits for the builder leaves no switch behind")
+  func killedSwitch() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = try Self.book(in: dir)
+    let follower = try Child("eventtool", ["upcast", path] + Self.upcastArguments + ["--follow"])
+    defer {
+      kill(follower.process.processIdentifier, SIGKILL)
+      _ = follower.finish(seconds: 10)
+    }
+    #expect(follower.wait(seconds: 60) { $0.errorOutput.contains("caught up") }, "\(follower.errorOutput)")
+    // The builder stopped (it keeps its lock): the switch asks, and waits.
+    kill(follower.process.processIdentifier, SIGSTOP)
+    let asker = try Child("eventtool", ["switch", path, "--to", "2"])
+    Thread.sleep(forTimeInterval: 0.5)
+    #expect(asker.process.isRunning)
+    kill(asker.process.processIdentifier, SIGKILL)
+    _ = asker.finish(seconds: 10)
+    kill(follower.process.processIdentifier, SIGCONT)
+    // A commit wakes the builder; it catches up and must not switch: nobody waits for it.
+    let line = #"{"id": "w", "entity": "AddressBook", "attributes": {"firstName": "w", "lastName": "x"}}"#
+    #expect(try ToolRunner.eventtool(["import", path, "-"], input: line + "\n").status == 0)
+    let end = try EventStore(path: path, options: StoreOptions(readOnly: true)).lastSequence()
+    #expect(follower.wait(seconds: 60) { $0.errorOutput.contains("caught up at sequence \(end)") })
+    #expect(try EventStore(path: path, options: StoreOptions(readOnly: true)).activeVersion() == 1)
+    #expect(follower.process.isRunning)
   }
 }
 

@@ -42,6 +42,15 @@ extension VersionBuild {
     }
   }
 
+  /// The byte after it: held by the process that waits for a switch it asked for, so that a
+  /// request whose asker died (killed while it waited) is dropped, not carried out later.
+  static let requesterLockByte: Int64 = builderLockByte + 1
+
+  /// Whether the process that asked for a switch still waits for it.
+  static func requesterWaits(_ path: String) -> Bool {
+    ProcessLock.isHeld(path + "/data.mdb", byte: requesterLockByte)
+  }
+
   /// Whether a process holds the builder lock of the store at `path` (an upcast runs).
   package static func builderRuns(_ path: String) -> Bool {
     ProcessLock.isHeld(path + "/data.mdb", byte: builderLockByte)
@@ -56,18 +65,27 @@ extension VersionBuild {
       let end = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: model).logEnd().sequence
       return FollowState(
         active: active ?? 0, checkpoint: checkpoint, sourceEnd: end,
-        switchRequested: try txn.contains(meta, key: keys.switchRequest))
+        switchRequested: try txn.contains(meta, key: keys.switchRequest) && Self.requesterWaits(store.path))
     }
   }
 
   /// Asks the following upcast that builds `version` to switch the store to it: the
   /// builder, at its next batch, catches up and switches in one transaction.
   ///
+  /// - Returns: the lock that says the asker waits: hold it until the switch is done (a
+  ///   builder drops a request whose asker no longer holds it).
   /// - Throws: ``VersionBuildError`` when the store is at `version` already, has no such
-  ///   version, or builds it in no following upcast now; nothing is written then.
-  package static func requestSwitch(_ store: EventStore, to version: Int) throws {
+  ///   version, builds it in no following upcast now, or another asker waits; nothing is
+  ///   written then.
+  package static func requestSwitch(_ store: EventStore, to version: Int) throws -> AnyObject {
     let keys = UpcastKeys(version: version)
     let (meta, path) = (store.dbs.meta, store.path)
+    let waiting: ProcessLock
+    do {
+      waiting = try ProcessLock(file: path + "/data.mdb", byte: requesterLockByte)
+    } catch is ProcessLockHeld {
+      throw VersionBuildError("another switch of \(path) is under way; wait for it")
+    }
     try store.env.write { txn in
       let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
       guard active != version else { throw VersionBuildError("\(path) is already at version \(version)") }
@@ -85,6 +103,7 @@ extension VersionBuild {
       }
       try txn.put(meta, key: keys.switchRequest, value: "1")
     }
+    return waiting
   }
 
   /// Withdraws a switch asked of a builder that stopped before it switched.

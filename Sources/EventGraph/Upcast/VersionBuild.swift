@@ -277,7 +277,12 @@ package final class VersionBuild {
     for (i, counter) in counters.enumerated() {
       try txn.put(meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(counter.next))
     }
-    let requested = try txn.contains(meta, key: keys.switchRequest)
+    var requested = try txn.contains(meta, key: keys.switchRequest)
+    if requested && !Self.requesterWaits(store.path) {
+      // Its asker died while it waited: nobody wants the switch now.
+      try txn.delete(meta, key: keys.switchRequest)
+      requested = false
+    }
     let switchNow = done && (switching || requested)
     if switchNow { try finish(txn, sourceEnd: last) }
     counts.finished = switchNow

@@ -57,7 +57,8 @@ extension EventStore {
 
   /// ``requestSwitch(at:to:)`` through this handle.
   public func requestSwitch(to version: Int) throws {
-    try Upcaster.storage { try VersionBuild.requestSwitch(self, to: version) }
+    let waiting = try Upcaster.storage { try VersionBuild.requestSwitch(self, to: version) }
+    defer { withExtendedLifetime(waiting) {} }
     let changes = StoreChangeWaiter(self)
     while try activeVersion() != version {
       guard VersionBuild.builderRuns(path) else {
