@@ -53,6 +53,12 @@ struct FollowingUpcastTests {
     return done
   }
 
+  /// A following upcast under 8 committing tasks, SIGKILLed and restarted, then switched.
+  ///
+  /// Compared: every key and value (`mdb_dump`) of the v2 log and of its eight projections
+  /// (objects, identities, links, entities, history, dedupe, index, members), commit times
+  /// included (a v2 commit carries its source commit's time). Not compared: `meta` (the
+  /// builder's process ID, the switch's figures) and the scratch databases (emptied).
   @Test(
     "a following upcast under 8 committing tasks, SIGKILLed and restarted, then switched, ends byte for byte like a one-shot upcast of the final log"
   )
