@@ -90,6 +90,7 @@ struct FollowingUpcastServiceTests {
     }
     #expect(notice.from == 1 && notice.to == 2)
     #expect(notice.sourceEnd == v1End && notice.position == v2EndAtSwitch)
+    #expect(try store.versionSwitch(to: 2) == notice)
     guard case .commit(let next, 2) = seen[index + 1] else {
       Issue.record("expected the first v2 commit after the switch, got \(seen[index + 1])")
       return

@@ -105,6 +105,7 @@ struct FollowingUpcastTests {
     #expect(counterparts == sources)
     #expect(Set(landed).isSubset(of: Set(sources)))
     #expect(try store.activeVersion() == 2)
+    #expect(switched.out.contains("version 1's log ended at sequence \(try store.lastSequence());"), "\(switched.out)")
 
     // The same final v1 log, upcast in one shot: a copy switched back to v1 and upcast again.
     try FileManager.default.copyItem(atPath: path, toPath: dir + "/b")

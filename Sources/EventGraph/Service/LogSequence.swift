@@ -46,6 +46,22 @@ extension EventStore {
   public func followLog(after sequence: UInt64 = 0) -> LogSequence {
     LogSequence(store: self, after: sequence)
   }
+
+  /// The switch to `version` as recorded when an upcast made it active: the version it
+  /// was made from and the positions that correspond; `nil` when `version` was not made by
+  /// an upcast (or was, before these were recorded).
+  public func versionSwitch(to version: Int) throws -> VersionSwitch? {
+    let meta = dbs.meta
+    return try env.read { txn in
+      guard
+        let from = try txn.get(meta, key: UpcastKeys(version: version).from).flatMap({
+          Int(String(decoding: $0, as: UTF8.self))
+        }),
+        let point = try VersionBuild.switchPoint(from: from, to: version, meta: meta, txn.handle)
+      else { return nil }
+      return VersionSwitch(from: from, to: version, sourceEnd: point.source, position: point.destination)
+    }
+  }
 }
 
 /// The commits of the log from a position on, then live, across version switches:

@@ -132,6 +132,11 @@ struct SwitchCommand: ToolCommand {
     _ = try openStore(path)  // its pages checked, and closed again before the switch opens it
     try reportingAccess(path, writing: true) { try EventStore.requestSwitch(at: path, to: to) }
     io.print("\(path) is now at version \(to)")
+    if let s = try openStore(path).versionSwitch(to: to) {
+      io.print(
+        "  version \(s.from)'s log ended at sequence \(s.sourceEnd); version \(s.to)'s corresponds up to sequence \(s.position)"
+      )
+    }
   }
 }
 
