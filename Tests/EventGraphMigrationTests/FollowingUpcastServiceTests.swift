@@ -91,6 +91,17 @@ struct FollowingUpcastServiceTests {
     #expect(notice.from == 1 && notice.to == 2)
     #expect(notice.sourceEnd == v1End && notice.position == v2EndAtSwitch)
     #expect(try store.versionSwitch(to: 2) == notice)
+    // A position of the old log maps to the end of the new commit made from its commit.
+    let made = try store.read(version: 2) { s in
+      try s.commits().compactMap { c in c.metadata.sourceCommit.map { ($0, c.lastSequence) } }
+    }
+    for c in v1Commits {
+      let counterpart = made.first { $0.0 == c.firstSequence }?.1
+      #expect(try store.position(in: 2, correspondingTo: c.lastSequence) == counterpart)
+    }
+    #expect(try store.position(in: 2, correspondingTo: 0) == 0)
+    #expect(try store.position(in: 2, correspondingTo: v1End) == v2EndAtSwitch)
+    #expect(throws: StoreError.self) { try store.position(in: 1, correspondingTo: 1) }
     guard case .commit(let next, 2) = seen[index + 1] else {
       Issue.record("expected the first v2 commit after the switch, got \(seen[index + 1])")
       return

@@ -47,6 +47,34 @@ extension EventStore {
     LogSequence(store: self, after: sequence)
   }
 
+  /// The position in `version`'s log that corresponds to `sequence` of the version it was
+  /// upcast from: the last sequence of the last commit made from a source commit that
+  /// starts at or before `sequence` (0 when none is); a consumer saved at `sequence` in
+  /// the old version continues after it.
+  ///
+  /// - Throws: ``StoreError/unknownModelVersion(_:)`` when `version` was not made by an
+  ///   upcast that recorded its switch.
+  public func position(in version: Int, correspondingTo sequence: UInt64) throws -> UInt64 {
+    guard let recorded = try versionSwitch(to: version) else { throw StoreError.unknownModelVersion(version) }
+    if sequence >= recorded.sourceEnd { return recorded.position }
+    let (dbs, _) = try databases(version: version)
+    return try env.read { txn in
+      // Backwards from the switch: the upcast's commits keep their sources' order.
+      let c = try txn.cursor(dbs.log)
+      var found = try c.seek(StoreKey.sequence(recorded.position)) ? true : try c.last()
+      while found {
+        let commit = try c.withCurrent { k, v in
+          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+        }
+        if commit.firstSequence <= recorded.position, let source = commit.metadata.sourceCommit, source <= sequence {
+          return commit.lastSequence
+        }
+        found = try c.previous()
+      }
+      return 0
+    }
+  }
+
   /// The switch to `version` as recorded when an upcast made it active: the version it
   /// was made from and the positions that correspond; `nil` when `version` was not made by
   /// an upcast (or was, before these were recorded).
