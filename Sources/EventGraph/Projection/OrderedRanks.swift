@@ -72,9 +72,39 @@ enum OrderRanks {
     (0..<4).reduce(0) { $0 << 8 | UInt32(bytes[digit * 4 + $1]) }
   }
 
+  /// Adds `delta` (1 or −1) to a node's count at `digit`; an empty node (`[]`, one that
+  /// does not exist) is made, one whose last count goes to zero emptied. False when a count
+  /// would go below zero.
+  static func add(_ delta: Int, at digit: Int, in bytes: inout [UInt8]) -> Bool {
+    if bytes.isEmpty { bytes = [UInt8](repeating: 0, count: nodeSize) }
+    let current = count(at: digit, in: bytes)
+    guard delta > 0 || current > 0 else { return false }
+    put(delta > 0 ? current + 1 : current - 1, at: digit, in: &bytes)
+    if delta < 0 && current == 1 && bytes.allSatisfy({ $0 == 0 }) { bytes = [] }
+    return true
+  }
+
   static func put(_ count: UInt32, at digit: Int, in bytes: inout [UInt8]) {
     for b in 0..<4 { bytes[digit * 4 + b] = UInt8(truncatingIfNeeded: count >> UInt32(24 - 8 * b)) }
   }
+}
+
+/// The count nodes a projector changed in the commit it is projecting, kept in memory and
+/// written once when the commit's object records are (``Projector/writeObjects()``): a run
+/// of appends to a long list then writes each node once, not four nodes a member. Its
+/// projector's reader reads through it; an empty value is a node removed.
+final class PendingRanks {
+  struct Key: Hashable, Comparable {
+    let object: ObjectID
+    let rel: UInt16
+    let node: OrderRanks.NodeName
+
+    static func < (a: Key, b: Key) -> Bool {
+      (a.object.rawValue, a.rel, a.node.level, a.node.prefix) < (b.object.rawValue, b.rel, b.node.level, b.node.prefix)
+    }
+  }
+
+  var nodes: [Key: [UInt8]] = [:]
 }
 
 extension StoreKey {
@@ -88,16 +118,19 @@ extension StoreKey {
 }
 
 extension GraphReader {
-  /// Calls `body` with a node's bytes (256 big-endian u32 counts) of a long list; `nil`
-  /// when the node does not exist.
+  /// Calls `body` with the counts of a long list's node (a count by digit), as the commit
+  /// left them so far; `nil` when the node does not exist.
   private func withRankNode<R>(
-    _ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName, _ body: (UnsafeRawBufferPointer) throws -> R
+    _ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName, _ body: ((Int) -> UInt32) throws -> R
   ) throws -> R? {
-    try txn.withValue(dbs.members, key: StoreKey.rankNode(o, rel, node)) { b -> R in
+    if let bytes = pending?.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] {
+      return bytes.isEmpty ? nil : try body { OrderRanks.count(at: $0, in: bytes) }
+    }
+    return try txn.withValue(dbs.members, key: StoreKey.rankNode(o, rel, node)) { b -> R in
       guard b.count == OrderRanks.nodeSize else {
         throw StoreError.corrupt("\(display(o)): ordered list \(rel) has a count node of \(b.count) bytes")
       }
-      return try body(b)
+      return try body { KeyField.u32(b, at: $0 * 4) ?? 0 }
     }
   }
 
@@ -106,7 +139,7 @@ extension GraphReader {
     if count > OrderRanks.threshold {
       let node = OrderRanks.NodeName(level: 3, prefix: OrderRanks.prefix(key, level: 3))
       let digit = OrderRanks.digit(key, level: 3)
-      return try withRankNode(o, rel, node) { Int(KeyField.u32($0, at: digit * 4) ?? 0) } ?? 0
+      return try withRankNode(o, rel, node) { Int($0(digit)) } ?? 0
     }
     let bucket = OrderRanks.bucket(key)
     var found = 0
@@ -128,7 +161,7 @@ extension GraphReader {
     for level in 0..<OrderRanks.levels {
       let found = try withRankNode(o, rel, OrderRanks.NodeName(level: level, prefix: prefix)) { counts in
         var digit = 0
-        while digit < 256, case let count = Int(KeyField.u32(counts, at: digit * 4) ?? 0), left >= count {
+        while digit < 256, case let count = Int(counts(digit)), left >= count {
           left -= count
           digit += 1
         }
@@ -162,7 +195,7 @@ extension GraphReader {
     for level in 0..<OrderRanks.levels {
       let node = OrderRanks.NodeName(level: level, prefix: OrderRanks.prefix(key, level: level))
       let below = try withRankNode(o, rel, node) { counts in
-        (0..<OrderRanks.digit(key, level: level)).reduce(0) { $0 + Int(KeyField.u32(counts, at: $1 * 4) ?? 0) }
+        (0..<OrderRanks.digit(key, level: level)).reduce(0) { $0 + Int(counts($1)) }
       }
       guard let below else { break }
       position += below
@@ -194,7 +227,7 @@ extension GraphReader where T == WriteHandle {
     if !added && count == OrderRanks.threshold {
       var keys: [UInt64] = [key]
       try forEachOrderKey(o, rel) { keys.append($0) }
-      for node in OrderRanks.nodes(keys).keys { try txn.delete(dbs.members, key: StoreKey.rankNode(o, rel, node)) }
+      for node in OrderRanks.nodes(keys).keys { try setNode(o, rel, node, nil) }
       return
     }
     guard count > OrderRanks.threshold else { return }
@@ -203,33 +236,60 @@ extension GraphReader where T == WriteHandle {
 
   /// Adds `delta` (1 or −1) to the counts of `key` in a long list's nodes.
   func adjustRank(_ o: ObjectID, _ rel: UInt16, key: UInt64, by delta: Int) throws {
-    let added = delta > 0
     for level in 0..<OrderRanks.levels {
       let node = OrderRanks.NodeName(level: level, prefix: OrderRanks.prefix(key, level: level))
-      let k = StoreKey.rankNode(o, rel, node)
       let digit = OrderRanks.digit(key, level: level)
-      var bytes = try txn.get(dbs.members, key: k) ?? [UInt8](repeating: 0, count: OrderRanks.nodeSize)
-      guard bytes.count == OrderRanks.nodeSize else {
-        throw StoreError.corrupt("\(display(o)): ordered list \(rel) has a count node of \(bytes.count) bytes")
+      guard let pending else {
+        var bytes = try nodeBytes(o, rel, node) ?? []
+        guard OrderRanks.add(delta, at: digit, in: &bytes) else { throw noMember(o, rel) }
+        try setNode(o, rel, node, bytes.isEmpty ? nil : bytes)
+        continue
       }
-      let current = OrderRanks.count(at: digit, in: bytes)
-      guard added || current > 0 else {
-        throw StoreError.corrupt("\(display(o)): ordered list \(rel) counts no member where one is removed")
-      }
-      OrderRanks.put(added ? current + 1 : current - 1, at: digit, in: &bytes)
-      // A node whose last count went to zero goes (the nodes are a function of the keys).
-      if !added && current == 1 && bytes.allSatisfy({ $0 == 0 }) {
-        try txn.delete(dbs.members, key: k)
-      } else {
-        try txn.put(dbs.members, key: k, value: bytes)
-      }
+      // In place in the pending node, read from the store the first time.
+      let k = PendingRanks.Key(object: o, rel: rel, node: node)
+      if pending.nodes[k] == nil { pending.nodes[k] = try nodeBytes(o, rel, node) ?? [] }
+      guard OrderRanks.add(delta, at: digit, in: &pending.nodes[k, default: []]) else { throw noMember(o, rel) }
     }
+  }
+
+  private func noMember(_ o: ObjectID, _ rel: UInt16) -> StoreError {
+    StoreError.corrupt("\(display(o)): ordered list \(rel) counts no member where one is removed")
   }
 
   /// Writes the nodes of a list.
   func writeRankNodes(_ o: ObjectID, _ rel: UInt16, _ nodes: [OrderRanks.NodeName: [UInt32]]) throws {
-    for (node, counts) in nodes.sorted(by: { $0.key < $1.key }) {
-      try txn.put(dbs.members, key: StoreKey.rankNode(o, rel, node), value: OrderRanks.encode(counts))
+    for (node, counts) in nodes.sorted(by: { $0.key < $1.key }) { try setNode(o, rel, node, OrderRanks.encode(counts)) }
+  }
+
+  /// Writes the count nodes a commit changed (``PendingRanks``), in key order.
+  func flushRanks() throws {
+    guard let pending, !pending.nodes.isEmpty else { return }
+    for (k, bytes) in pending.nodes.sorted(by: { $0.key < $1.key }) {
+      let key = StoreKey.rankNode(k.object, k.rel, k.node)
+      if bytes.isEmpty { _ = try txn.delete(dbs.members, key: key) } else { try txn.put(dbs.members, key: key, value: bytes) }
+    }
+    pending.nodes.removeAll(keepingCapacity: true)
+  }
+
+  /// A node's bytes as the commit left them so far; `nil` when it does not exist.
+  private func nodeBytes(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName) throws -> [UInt8]? {
+    if let bytes = pending?.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] { return bytes.isEmpty ? nil : bytes }
+    guard let bytes = try txn.get(dbs.members, key: StoreKey.rankNode(o, rel, node)) else { return nil }
+    guard bytes.count == OrderRanks.nodeSize else {
+      throw StoreError.corrupt("\(display(o)): ordered list \(rel) has a count node of \(bytes.count) bytes")
+    }
+    return bytes
+  }
+
+  /// Sets a node (`nil`: removes it): kept for the end of the commit when the reader has
+  /// ``PendingRanks``, written at once otherwise.
+  private func setNode(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName, _ bytes: [UInt8]?) throws {
+    if let pending {
+      pending.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] = bytes ?? []
+    } else if let bytes {
+      try txn.put(dbs.members, key: StoreKey.rankNode(o, rel, node), value: bytes)
+    } else {
+      _ = try txn.delete(dbs.members, key: StoreKey.rankNode(o, rel, node))
     }
   }
 
