@@ -72,9 +72,10 @@ enum OrderRanks {
     (0..<4).reduce(0) { $0 << 8 | UInt32(bytes[digit * 4 + $1]) }
   }
 
-  /// Adds `delta` (1 or −1) to a node's count at `digit`; an empty node (`[]`, one that
-  /// does not exist) is made, one whose last count goes to zero emptied. False when a count
-  /// would go below zero.
+  /// Adds `delta` (1 or −1) to a node's count at `digit`.
+  ///
+  /// An empty node (`[]`, one that does not exist) is made; one whose last count goes to
+  /// zero is emptied. False when a count would go below zero.
   static func add(_ delta: Int, at digit: Int, in bytes: inout [UInt8]) -> Bool {
     if bytes.isEmpty { bytes = [UInt8](repeating: 0, count: nodeSize) }
     let current = count(at: digit, in: bytes)
@@ -89,10 +90,12 @@ enum OrderRanks {
   }
 }
 
-/// The count nodes a projector changed in the commit it is projecting, kept in memory and
-/// written once when the commit's object records are (``Projector/writeObjects()``): a run
-/// of appends to a long list then writes each node once, not four nodes a member. Its
-/// projector's reader reads through it; an empty value is a node removed.
+/// The count nodes a projector changed in the commit it is projecting.
+///
+/// They are kept in memory and written once, when the commit's object records are
+/// (``Projector/writeObjects()``): a run of appends to a long list then writes each node
+/// once, not four nodes a member. The projector's reader reads through it; an empty value
+/// is a node removed.
 final class PendingRanks {
   struct Key: Hashable, Comparable {
     let object: ObjectID
@@ -266,14 +269,20 @@ extension GraphReader where T == WriteHandle {
     guard let pending, !pending.nodes.isEmpty else { return }
     for (k, bytes) in pending.nodes.sorted(by: { $0.key < $1.key }) {
       let key = StoreKey.rankNode(k.object, k.rel, k.node)
-      if bytes.isEmpty { _ = try txn.delete(dbs.members, key: key) } else { try txn.put(dbs.members, key: key, value: bytes) }
+      if bytes.isEmpty {
+        _ = try txn.delete(dbs.members, key: key)
+      } else {
+        try txn.put(dbs.members, key: key, value: bytes)
+      }
     }
     pending.nodes.removeAll(keepingCapacity: true)
   }
 
   /// A node's bytes as the commit left them so far; `nil` when it does not exist.
   private func nodeBytes(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName) throws -> [UInt8]? {
-    if let bytes = pending?.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] { return bytes.isEmpty ? nil : bytes }
+    if let bytes = pending?.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] {
+      return bytes.isEmpty ? nil : bytes
+    }
     guard let bytes = try txn.get(dbs.members, key: StoreKey.rankNode(o, rel, node)) else { return nil }
     guard bytes.count == OrderRanks.nodeSize else {
       throw StoreError.corrupt("\(display(o)): ordered list \(rel) has a count node of \(bytes.count) bytes")
