@@ -166,6 +166,7 @@ struct FreshObjects {
             try txn.put(dbs.members, key: StoreKey.link(o, rel, target: m.target), value: BigEndianKey(m.key))
           }
           try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(range.count)))
+          if list.count > OrderRanks.threshold { try reader.writeRankNodes(o, rel, OrderRanks.nodes(list.map(\.key))) }
         } else if range.count == 1 {
           try links.put(key: StoreKey.link(o, rel, target: targets[range.lowerBound]), value: none, flags: append)
         } else {

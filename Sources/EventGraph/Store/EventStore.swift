@@ -78,10 +78,12 @@ public final class EventStore: Sendable {
   /// The store format this version writes and reads.
   ///
   /// Format 2 adds a checksum to every projection entry; format 3 keeps ordered lists by
-  /// order key, with the `members` projection (Docs/store-layout.md). An older store is
+  /// order key, with the `members` projection; format 4 places order keys at most 64 to a
+  /// bucket and keeps counts for lists of more than 128 members, so that positions are
+  /// found without walking the list (Docs/store-layout.md). An older store is
   /// upgraded when it is first opened for writing: every version's projections are made
   /// anew from its log (the logs are the same in every format).
-  public static let formatVersion = 3
+  public static let formatVersion = 4
 
   let env: Environment
   let dbs: StoreDatabases
