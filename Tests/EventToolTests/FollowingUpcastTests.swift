@@ -184,9 +184,12 @@ struct FollowingUpcastTests {
     try unchanged(2)
     let line = #"{"id": "n", "entity": "PhoneBook", "attributes": {"phoneNumber": "0"}}"#
     #expect(try ToolRunner.eventtool(["import", path, "-"], input: line + "\n").status == 0)
-    let followed = logFollower.wait(seconds: 30) { $0.output.contains("phoneNumber = '0'") }
+    // Both pipes are read as they fill, each on its own: wait for what each should show.
+    let notice = "the store switched from version 1 to 2 after sequence \(end)"
+    let followed = logFollower.wait(seconds: 30) {
+      $0.output.contains("phoneNumber = '0'") && $0.errorOutput.contains(notice)
+    }
     #expect(followed, "\(logFollower.output)\n\(logFollower.errorOutput)")
-    #expect(logFollower.errorOutput.contains("the store switched from version 1 to 2 after sequence \(end)"))
     kill(logFollower.process.processIdentifier, SIGKILL)
     _ = logFollower.finish(seconds: 10)
     let again = try ToolRunner.eventtool(["switch", path, "--to", "2"])
