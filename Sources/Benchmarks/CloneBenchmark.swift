@@ -102,15 +102,8 @@ enum CloneBenchmark {
   static func fill(_ store: EventStore, size: Int) throws -> ObjectID {
     var nodes: [ObjectID] = []
     nodes.reserveCapacity(size)
-    var state: UInt64 = 0x5EED
-    func random() -> UInt64 {
-      // SplitMix64: reproducible peers.
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
+    var generator = SplitMix(seed: 0x5EED)  // reproducible peers
+    func random() -> UInt64 { generator.next() }
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     while nodes.count < size {
       try store.write { tx in

@@ -29,6 +29,14 @@ func measure(operations: Int, _ body: () throws -> Void) rethrows -> Measurement
   return Measurement(operations: operations, seconds: monotonicSeconds() - start)
 }
 
+/// CPU time the calling thread has used so far, in seconds: what a rate per CPU second
+/// divides by when the machine is shared and wall time measures the neighbours too.
+func threadCPUSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+}
+
 /// CPU time this process has used so far, in seconds: in user space and in the kernel.
 func processorSeconds() -> (user: Double, kernel: Double) {
   var usage = rusage()

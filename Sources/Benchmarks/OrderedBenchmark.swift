@@ -9,7 +9,7 @@ enum OrderedBenchmark {
     let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Docs/examples").path
     let model = try Model(contentsOf: examples + "/Company.model.json")
-    var first: (size: Int, imported: Double, verified: Double, rebuilt: Double)?
+    var first: (size: Int, imported: Double, verified: Double, rebuilt: Double, changed: Double)?
     var floor: (size: Int, imported: Double, verified: Double, rebuilt: Double)?
     for n in sizes {
       // The floor: the same employees without the company and its list.
@@ -44,7 +44,9 @@ enum OrderedBenchmark {
         verified = min(verified, try seconds { _ = try store.verify() })
         rebuilt = min(rebuilt, try seconds { _ = try store.rebuild() })
       }
-      let base = first.map { (name: "\($0.size) members", $0) }
+      // Changes by position: a new member inserted, then one moved, at seeded random places.
+      let changed = try changesByPosition(model: model, members: n, changes: 1000)
+      let base = first.map { (name: "\(n) vs \($0.size) members", $0) }
       table.add(
         "ordered: import of one company with \(n) employees (best of 3)", value: imported, unit: "s",
         baseline: base?.1.imported, baselineName: base?.name)
@@ -54,7 +56,10 @@ enum OrderedBenchmark {
       table.add(
         "ordered: rebuild (\(n) members)", value: rebuilt, unit: "s", baseline: base?.1.rebuilt,
         baselineName: base?.name)
-      if first == nil { first = (n, imported, verified, rebuilt) }
+      table.add(
+        "ordered: a member inserted or moved at a random position (\(n) members, one commit each)",
+        value: changed * 1e6, unit: "µs", baseline: base.map { $0.1.changed * 1e6 }, baselineName: base?.name)
+      if first == nil { first = (n, imported, verified, rebuilt, changed) }
     }
     let dir = try temporaryDirectory(prefix: "bench-ordered-snapshot")
     defer { try? removeDirectory(dir) }
@@ -90,6 +95,32 @@ enum OrderedBenchmark {
     let bytes = Array(lines.utf8)
     let imported = try seconds { _ = try store.importObjects(bytes, batch: 10_000) }
     return (store, imported)
+  }
+
+  /// The mean time of a commit that inserts a new member at a random position of a list of
+  /// `members`, or moves one to a random position (as many of each), with relaxed durability.
+  static func changesByPosition(model: Model, members: Int, changes: Int) throws -> Double {
+    let dir = try temporaryDirectory(prefix: "bench-ordered-positions")
+    defer { try? removeDirectory(dir) }
+    let (store, _) = try company(at: dir + "/store", model: model, members: members)
+    guard let root = try store.read({ try $0.objects(of: "Company").first }) else {
+      throw BaselineError(workload: "ordered", message: "the company was not imported")
+    }
+    var members = try store.read { try $0.objects(of: "Employee") }
+    var random = SplitMix(seed: 19)
+    let elapsed = try seconds {
+      for i in 0..<changes {
+        try store.write { tx in
+          let e = try tx.insert("Employee", ["name": .string("N\(i)")])
+          try tx.link(root, "employees", e, at: random.below(members.count + 1))
+          members.append(e)
+        }
+        try store.write { tx in
+          try tx.link(root, "employees", members[random.below(members.count)], at: random.below(members.count))
+        }
+      }
+    }
+    return elapsed / Double(2 * changes)
   }
 
   static func seconds(_ body: () throws -> Void) throws -> Double {

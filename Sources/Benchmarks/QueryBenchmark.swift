@@ -100,6 +100,26 @@ enum QueryBenchmark {
         examined = r.examined
       }
     }
+    // The same page descending by an int64 (the index read backwards), and an indexed
+    // equality through a $variable (bound before the index is chosen).
+    var examinedDescending = 0
+    let descending = try measure(operations: 20) {
+      for _ in 0..<20 {
+        let r = try store.fetch("AddressBook", sortedBy: [SortDescriptor("zip", ascending: false)], limit: 10)
+        guard r.objects.count == 10, r.index == "zip" else {
+          throw BaselineError(workload: "fetch", message: "descending page")
+        }
+        examinedDescending = r.examined
+      }
+    }
+    let bound = try measure(operations: 200) {
+      for k in 0..<200 {
+        let r = try store.fetch("AddressBook", where: "zip == $z", variables: ["z": .int64(probe + Int64(k))])
+        guard r.objects.count == 1, r.index == "zip" else {
+          throw BaselineError(workload: "fetch", message: "variable fetch")
+        }
+      }
+    }
     let unordered = try measure(operations: 2) {
       for _ in 0..<2 {
         let r = try store.fetch("AddressBook", sortedBy: [SortDescriptor("firstName")], limit: 10)
@@ -129,6 +149,13 @@ enum QueryBenchmark {
       "fetch latency, first 10 by an indexed order (\(objects) objects)", value: ordered.seconds / 20 * 1e6,
       unit: "µs")
     table.add("  objects it examined", value: Double(examined), unit: "objects")
+    table.add(
+      "fetch latency, first 10 by an indexed int64 descending (\(objects) objects)",
+      value: descending.seconds / 20 * 1e6, unit: "µs")
+    table.add("  objects it examined", value: Double(examinedDescending), unit: "objects")
+    table.add(
+      "fetch latency, indexed equality through a $variable (\(objects) objects)", value: bound.seconds / 200 * 1e6,
+      unit: "µs")
     table.add(
       "fetch latency, first 10 by an order no index gives (\(objects) objects)", value: unordered.seconds / 2 * 1e6,
       unit: "µs")

@@ -1,8 +1,9 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|records|clone|service|ordered|replication|upcast|coredata|all] [--quick]
+// Usage: Benchmarks [store|query|records|clone|service|ordered|replication|upcast|follow|coredata|all] [--quick]
 //        [--people N]
-// (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable.)
+// (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable; the
+// follow section's history takes the first.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
 let arguments = CommandLine.arguments.dropFirst()
 /// The numbers given after each `flag` (`--people 5000 --people 150000` gives both).
@@ -92,6 +93,11 @@ do {
     var t = BenchmarkTable(title: "Upcast of the seed's phone split (issue 4)")
     try UpcastBenchmark.run(
       people: people.isEmpty ? (quick ? [20_000] : [150_000, 1_430_000]) : people, table: &t)
+    tables.append(t)
+  }
+  if wants("follow") {
+    var t = BenchmarkTable(title: "Following upcast and its switch under 8 committers (issue 19)")
+    try FollowBenchmark.run(people: people.first ?? (quick ? 5_000 : 50_000), seconds: quick ? 2 : 5, table: &t)
     tables.append(t)
   }
   if wants("coredata") {

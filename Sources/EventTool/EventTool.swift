@@ -40,7 +40,8 @@ public struct EventTool: Sendable {
     [
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
       FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
-      RollbackCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(), BackupCommand(),
+      RollbackCommand(), SwitchCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(),
+      BackupCommand(),
       DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
       ImportCoreDataCommand(), ImportMappingCommand(), DemoCommand(), ReferenceCommand(),
     ]
@@ -138,6 +139,18 @@ func openStore(_ path: String, writing: Bool = false, checkingEntries: Bool = tr
     try EventStore(
       path: path, options: StoreOptions(readOnly: !writing, checkPages: true, checkEntries: checkingEntries))
   }
+}
+
+/// The `--version N` option of the read commands.
+let readVersionOption = OptionSpec(
+  "version", valueName: "N",
+  help: "Read model version N instead of the active one: the one a following upcast builds, or an older one.")
+
+/// Runs `body` on a snapshot of the version `--version` names, or of the active one.
+func read<R>(_ store: EventStore, _ a: ParsedArguments, _ body: (Snapshot) throws -> R) throws -> R {
+  guard let version = try a.int("version") else { return try store.read(body) }
+  guard version >= 1 else { throw ToolError.usage("--version needs a model version (1 or more), not \(version)") }
+  return try store.read(version: version, body)
 }
 
 /// Runs `body`, which opens the store at `path`; when the store refuses to open because

@@ -28,6 +28,74 @@ struct OrderedListTests {
     }
     #expect(list.members.map(\.target) == model)
     #expect(zip(list.members, list.members.dropFirst()).allSatisfy { $0.key < $1.key })
+    let buckets = Dictionary(grouping: list.members, by: { OrderRanks.bucket($0.key) })
+    #expect(buckets.values.map(\.count).max() ?? 0 <= OrderRanks.bucketLimit)
+  }
+
+  @Test(
+    "a long list's positions come from its counts: inserts crowding one place, moves and removals across the threshold match an array",
+    arguments: [5, 6])
+  func longListAgainstArray(seed: UInt64) throws {
+    let (store, dir) = try makeStore(try Fixtures.company())
+    defer { removeDirectory(dir) }
+    var g = SeededGenerator(seed: seed)
+    let company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value
+    let rel = try #require(store.model.entity(named: "Company")?.relationship(named: "employees")).id.rawValue
+    var model: [ObjectID] = []
+    var made = 0
+    // Grows past the threshold, shrinks below it, grows again: each phase (target length,
+    // number of changes).
+    let phases = [(400, 500), (60, 500), (500, 700)]
+    for (phase, (target, changes)) in phases.enumerated() {
+      var crowded = g.int(0...max(0, model.count))
+      for step in 0..<changes {
+        try store.write { tx in
+          for _ in 0..<g.int(1...4) {
+            let grow = model.count < target ? g.int(0...3) != 0 : g.int(0...3) == 0
+            if grow || model.isEmpty {
+              made += 1
+              let e = try tx.insert("Employee", ["name": .string("e\(made)")])
+              // Half at one crowded place, which fills its bucket and forces renumbering.
+              let p = g.int(0...1) == 0 ? min(crowded, model.count) : g.int(0...model.count)
+              try tx.link(company, "employees", e, at: p)
+              model.insert(e, at: p)
+            } else if g.int(0...2) == 0 {
+              let from = g.int(0...(model.count - 1))
+              let to = g.int(0...(model.count - 1))
+              try tx.link(company, "employees", model[from], at: to)
+              model.insert(model.remove(at: from), at: to)
+            } else {
+              try tx.unlink(company, "employees", model.remove(at: g.int(0...(model.count - 1))))
+            }
+          }
+        }
+        if step % 50 == 0 { crowded = g.int(0...model.count) }
+        if step % 100 == 0 || step == changes - 1 {
+          let stored = try store.read { try $0.related(company, "employees") }
+          #expect(stored == model, "phase \(phase), step \(step)")
+          if stored != model { return }
+          // Every member's position, as a move finds it, and the bucket bound.
+          let (positions, keys) = try store.read { s in
+            (
+              try model.map { try s.reader.orderedPosition(company, rel, of: $0) },
+              try model.map { try #require(try s.reader.orderKey(company, rel, of: $0)) }
+            )
+          }
+          #expect(positions == Array(0..<model.count).map { Optional($0) }, "phase \(phase), step \(step)")
+          let buckets = Dictionary(grouping: keys, by: OrderRanks.bucket)
+          #expect(buckets.values.map(\.count).max() ?? 0 <= OrderRanks.bucketLimit)
+        }
+      }
+    }
+    #expect(model.count > OrderRanks.threshold)
+    // The counts are a function of the keys: a rebuild and a clone's bulk write hold the same bytes.
+    let report = try store.verify()
+    #expect(report.isOK, "\(report.problems.prefix(3))")
+    let clone = try store.clone(root: company)
+    #expect(try store.read { try $0.related(clone.root, "employees") } == model.compactMap { clone.identities[$0] })
+    #expect(try store.verify().isOK)
+    _ = try store.rebuild()
+    #expect(try store.read { try $0.related(company, "employees") } == model)
   }
 
   @Test("random inserts, moves and removals in a store match an array; replay, verify, clone and snapshot agree")

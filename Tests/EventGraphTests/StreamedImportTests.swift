@@ -185,6 +185,37 @@ struct StreamedImportTests {
     }
   }
 
+  @Test(
+    "a bad line chunks of lines after the first is refused when the commits reach it: the batches before it land, and the fixed file resumes after them"
+  )
+  func badLineFarIn() throws {
+    // Several of the read-ahead's chunks (ImportReadAhead.chunkLines lines each), the bad
+    // line in the third.
+    let text = Self.forwardCompany(companies: 60, employees: 30)
+    var all = text.split(separator: "\n").map(String.init)
+    let bad = ImportReadAhead.chunkLines * 2 + 77
+    let good = all[bad - 1]
+    all[bad - 1] = #"{"id": "broken", "entity": "Employee", "attributes": {"name": 7}}"#
+    let (whole, d1) = try makeStore(try Fixtures.company(), label: "whole")
+    defer { removeDirectory(d1) }
+    _ = try whole.importObjects(Self.lines(text), batch: 100)
+    let (store, dir) = try makeStore(try Fixtures.company(), label: "bad")
+    defer { removeDirectory(dir) }
+    #expect {
+      try store.importObjects(
+        from: JSONLinesInput(bytes: Self.lines(all.joined(separator: "\n"))), options: ImportOptions(batch: 100))
+    } throws: { error in
+      (error as? FormatError)?.line == bad && "\(error)".contains("attributes.name")
+    }
+    // The batches of whole hundreds of lines before the bad one's batch stayed.
+    #expect(try store.read { try $0.logEnd().commit } == UInt64((bad - 1) / 100))
+    all[bad - 1] = good
+    let resumed = try store.importObjects(
+      from: JSONLinesInput(bytes: Self.lines(all.joined(separator: "\n"))), options: ImportOptions(batch: 100))
+    #expect(resumed.resumed?.line == (bad - 1) / 100 * 100)
+    #expect(try Self.export(store) == Self.export(whole))
+  }
+
   @Test("a rerun whose committed lines differ is refused, and an export needs --new-identities in a used store")
   func refusedReruns() throws {
     let (store, dir) = try makeStore(try Fixtures.company())

@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Migrations: upcast and rollback
 
 extension BadInput {
-  static let migrationCases: [BadInput] = upcastCases + mappingCases + rollbackCases
+  static let migrationCases: [BadInput] = upcastCases + mappingCases + rollbackCases + followCases
 
   /// The company model renumbered: another model that happens to have a greater version.
   static let otherModel: FileKind = {
@@ -105,4 +105,25 @@ extension BadInput {
     bad(1, ["rollback", "@D/nowhere"], ["@D/nowhere"]),
     bad(1, ["rollback", "@S", "--to", "1"], ["@S/data.mdb", "permission denied"], access: .readOnlyStore),
   ]
+
+  /// The following upcast's flags, `switch`, and reading another version.
+  static let followCases: [BadInput] = {
+    let v3 = "@X/AddressBook.v3.model.json"
+    return [
+      bad(2, ["upcast", "@S", "--model", v3, "--switch"], ["--switch", "--follow"]),
+      bad(2, ["upcast", "@S", "--model", v3, "--follow", "--dry-run"], ["--follow", "--dry-run"]),
+      bad(1, ["switch", "@S", "--to", "9"], ["@S has no version 9", "no upcast is building it"]),
+      bad(1, ["switch", "@S", "--to", "2"], ["already at version 2"]),
+      bad(1, ["switch", "@S", "--to", "1"], ["@S has no version 1"]),
+      bad(2, ["switch", "@S", "--to", "0"], ["--to"]),
+      bad(2, ["switch", "@S", "--to", "x"], ["--to", "'x'"]),
+      bad(2, ["switch", "@S"], ["--to"]),
+      bad(1, ["switch", "@D/nowhere", "--to", "2"], ["@D/nowhere"]),
+      bad(1, ["switch", "@S", "--to", "3"], ["@S/data.mdb", "permission denied"], access: .readOnlyStore),
+      bad(1, ["log", "@S", "--version", "9"], ["no model version 9"]),
+      bad(2, ["log", "@S", "--version", "0"], ["--version"]),
+      bad(2, ["log", "@S", "--follow", "--version", "1"], ["--version", "--follow"]),
+      bad(1, ["fetch", "@S", "AddressBook", "--version", "7"], ["no model version 7"]),
+    ]
+  }()
 }

@@ -40,4 +40,28 @@ struct FetchVariablesCLITests {
       try fetch(["--sort", "addressBook.lastName desc", "--sort", "phoneNumber"])
         == ["PhoneBook/3", "PhoneBook/5", "PhoneBook/4", "PhoneBook/6"])
   }
+
+  @Test("--var NAME=30 reads an index as the literal 30 does; --var NAME=30.5 scans, with the same answer")
+  func variableUsesIndex() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let store = dir + "/s"
+    let model = dir + "/Phones.model.json"
+    try #"""
+    {"name": "Phones", "version": 1, "entities": [{"name": "Phone", "attributes": [
+      {"name": "number", "type": "string"}, {"name": "type", "type": "int16", "indexed": true}]}]}
+    """#.write(toFile: model, atomically: true, encoding: .utf8)
+    #expect(try ToolRunner.eventtool(["init", store, "--model", model]).status == 0)
+    let objects = (1...6).map {
+      #"{"id": "p\#($0)", "entity": "Phone", "attributes": {"number": "\#($0)", "type": \#($0 % 3)}}"#
+    }
+    #expect(try ToolRunner.eventtool(["import", store, "-"], input: objects.joined(separator: "\n")).status == 0)
+    let literal = try ToolRunner.eventtool(["fetch", store, "Phone", "--where", "type == 2"])
+    let bound = try ToolRunner.eventtool(["fetch", store, "Phone", "--where", "type == $t", "--var", "t=2"])
+    let scanned = try ToolRunner.eventtool(["fetch", store, "Phone", "--where", "type < $t", "--var", "t=0.5"])
+    #expect(literal.status == 0 && bound.status == 0 && scanned.status == 0, "\(bound.err) \(scanned.err)")
+    #expect(bound.out == literal.out && bound.out.split(separator: "\n").count == 2)
+    #expect(bound.err.contains("index on type, 2 examined"), "\(bound.err)")
+    #expect(scanned.err.contains("scan, 6 examined") && scanned.out.split(separator: "\n").count == 2, "\(scanned.err)")
+  }
 }

@@ -1,19 +1,13 @@
 /// One run of a streamed import: reads the input a batch at a time, commits each batch with
 /// its checkpoint, and resumes an interrupted run of the same input.
 final class ObjectImport {
-  /// A line as read, with where the input stood after it.
-  private struct RawLine {
-    var number: Int
-    var bytes: [UInt8]
-    var consumed: Int
-    var hash: UInt64
-    /// Where the input stood before it.
-    var before: JSONLinesInput.Position
-  }
+  private typealias RawLine = ImportLine
 
   let store: EventStore
   let model: Model
   let input: JSONLinesInput
+  /// The input's lines, parsed a chunk ahead on another thread.
+  private let lines: ImportReadAhead
   let options: ImportOptions
   let progress: (Int) -> Void
   let state: ImportState
@@ -30,6 +24,7 @@ final class ObjectImport {
     self.store = store
     self.model = store.model
     self.input = input
+    self.lines = ImportReadAhead(input: input, model: store.model)
     self.options = options
     self.progress = progress
     self.state = ImportState(model: store.model)
@@ -74,6 +69,7 @@ final class ObjectImport {
               throw StoreError.corrupt("import: the input cannot be read again")
             }
             (lookahead, ended) = (nil, false)
+            lines.reset()
           }
           attempts += 1
           let replay = kept ?? []
@@ -123,11 +119,7 @@ final class ObjectImport {
 
   // MARK: - Reading
 
-  private func read() throws -> RawLine? {
-    let before = input.position
-    guard let (number, bytes) = try input.next() else { return nil }
-    return RawLine(number: number, bytes: Array(bytes), consumed: input.consumed, hash: input.hash, before: before)
-  }
+  private func read() throws -> RawLine? { try lines.line() }
 
   private func peek() throws -> RawLine? {
     if lookahead == nil && !ended {
@@ -146,7 +138,8 @@ final class ObjectImport {
   }
 
   private func item(_ raw: RawLine) throws(FormatError) -> ImportItem {
-    try ImportItem(line: raw.number, bytes: raw.bytes[...], model: model)
+    if let parsed = raw.parsed { return try parsed.get() }
+    return try ImportItem(line: raw.number, bytes: raw.bytes[...], model: model)
   }
 
   // MARK: - Objects and links
@@ -174,17 +167,16 @@ final class ObjectImport {
       }
       id = given
     }
-    let object = ImportedObject(id: id, line: Int32(clamping: item.line), entity: item.entity.id)
-    state.add(item.label, object)
+    let object = state.add(item.label, ImportedObject(id: id, line: Int32(clamping: item.line), entity: item.entity.id))
     for ref in state.take(item.label) {
       try link(
-        ref.source, ref.sourceEntity, ref.relationship, to: object, label: item.label, line: ref.line,
+        ref.source, ref.relationship, to: object, label: item.label, line: ref.line,
         place: ref.list.map { ($0, Int(ref.index)) }, tx)
     }
     for (r, targets) in item.relationships {
       let line = Int32(clamping: item.line)
-      if targets.isEmpty, !r.isToMany, r.inverse != nil {
-        try state.claim(ToOneSlot(object: id, relationship: r.id), ToOneClaim(target: nil, line: line)) {
+      if targets.isEmpty, let place = state.claimPlace(object, r.id) {
+        try state.claim(place, ToOneClaim(target: nil, line: line)) {
           "\(item.entity.name).\(r.name) of '\(item.label)'"
         }
       }
@@ -194,14 +186,12 @@ final class ObjectImport {
       for (i, t) in targets.enumerated() {
         if let target = state.objects[t] {
           let place = r.isOrdered ? (list.map { ($0, i) } ?? (nil, i)) : nil
-          try link(
-            id, item.entity.id, r.id, to: target, label: t, line: line, place: place, tx, sourceLabel: item.label)
+          try link(object, r.id, to: target, label: t, line: line, place: place, tx, sourceLabel: item.label)
         } else {
           if r.isOrdered && list == nil { list = TargetList(targets) }
           state.wait(
             for: t,
-            WaitingReference(
-              source: id, sourceEntity: item.entity.id, relationship: r.id, line: line, index: Int32(i), list: list))
+            WaitingReference(source: object, relationship: r.id, line: line, index: Int32(i), list: list))
         }
       }
     }
@@ -210,38 +200,35 @@ final class ObjectImport {
   /// Links `source.relationship` to `target`, after checking the target's entity and the
   /// claims on to-one sides; with `place`, at the target's place in an ordered list.
   private func link(
-    _ source: ObjectID, _ sourceEntity: EntityID, _ relationship: PropertyID, to target: ImportedObject,
+    _ source: ImportedObject, _ relationship: PropertyID, to target: ImportedObject,
     label: String, line: Int32, place: (list: TargetList?, index: Int)?, _ tx: Transaction?, sourceLabel: String? = nil
   ) throws {
-    guard let se = model.entity(sourceEntity), case .relationship(let r)? = se.property(relationship)?.kind else {
-      throw StoreError.corrupt("import: no relationship \(relationship) in entity \(sourceEntity.rawValue)")
+    guard let se = model.entity(source.entity), case .relationship(let r)? = se.property(relationship)?.kind else {
+      throw StoreError.corrupt("import: no relationship \(relationship) in entity \(source.entity.rawValue)")
     }
-    let field = "relationships.\(r.name)"
     guard model.isKind(target.entity, of: r.destination) else {
       throw FormatError(
-        line: Int(line), field: field, message: "'\(label)' is not a \(model.entity(r.destination)?.name ?? "?")")
+        line: Int(line), field: "relationships.\(r.name)",
+        message: "'\(label)' is not a \(model.entity(r.destination)?.name ?? "?")")
     }
     if let inverse = r.inverse {
-      let owner = sourceLabel.map { "'\($0)'" } ?? "the object of line \(line)"
-      if !r.isToMany {
-        try state.claim(ToOneSlot(object: source, relationship: r.id), ToOneClaim(target: target.id, line: line)) {
-          "\(se.name).\(r.name) of \(owner)"
+      if let place = state.claimPlace(source, r.id) {
+        try state.claim(place, ToOneClaim(target: target.id, line: line)) {
+          "\(se.name).\(r.name) of \(sourceLabel.map { "'\($0)'" } ?? "the object of line \(line)")"
         }
       }
-      if let te = model.entity(target.entity), case .relationship(let back)? = te.property(inverse)?.kind,
-        !back.isToMany
-      {
-        try state.claim(ToOneSlot(object: target.id, relationship: inverse), ToOneClaim(target: source, line: line)) {
-          "\(te.name).\(back.name) of '\(label)'"
+      if let place = state.claimPlace(target, inverse) {
+        try state.claim(place, ToOneClaim(target: source.id, line: line)) {
+          "\(model.entity(target.entity)?.name ?? "?").\(model.entity(target.entity)?.property(inverse)?.name ?? "?") of '\(label)'"
         }
       }
     }
     guard let tx else { return }
     var position: Int?
     if let place {
-      position = try place.list.map { try self.position(after: $0, place.index, in: source, r, tx) } ?? place.index
+      position = try place.list.map { try self.position(after: $0, place.index, in: source.id, r, tx) } ?? place.index
     }
-    try tx.link(source, r.name, target.id, at: position)
+    try tx.link(source.id, r.name, target.id, at: position)
   }
 
   /// Where a target of an ordered list goes: just after the nearest target before it in
@@ -322,7 +309,7 @@ final class ObjectImport {
 
   private func unresolved(_ label: String, _ ref: WaitingReference) -> FormatError {
     let name =
-      model.entity(ref.sourceEntity)?.property(ref.relationship)?.name ?? "#\(ref.relationship.rawValue)"
+      model.entity(ref.source.entity)?.property(ref.relationship)?.name ?? "#\(ref.relationship.rawValue)"
     return FormatError(
       line: Int(ref.line), field: "relationships.\(name)", message: "'\(label)' is not an id in this file")
   }

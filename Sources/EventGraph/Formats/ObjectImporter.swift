@@ -9,12 +9,14 @@ struct ImportedObject {
   var id: ObjectID
   var line: Int32
   var entity: EntityID
+  /// Where its to-one relationships that have an inverse keep their claims in
+  /// ``ImportState``'s list (one place per such relationship of its entity).
+  var claims: Int32 = 0
 }
 
 /// A reference from an imported object to an id of the file that has not appeared yet.
 struct WaitingReference {
-  var source: ObjectID
-  var sourceEntity: EntityID
+  var source: ImportedObject
   var relationship: PropertyID
   /// The line that names the target.
   var line: Int32
@@ -30,16 +32,12 @@ final class TargetList {
   init(_ labels: [String]) { self.labels = labels }
 }
 
-/// A to-one relationship of an object: the place two lines may claim.
-struct ToOneSlot: Hashable {
-  var object: ObjectID
-  var relationship: PropertyID
-}
-
-/// The claim a line made on a to-one: its target (`nil`: none) and the line.
+/// The claim a line made on a to-one: its target (`nil`: none) and the line (0: no claim yet).
 struct ToOneClaim {
   var target: ObjectID?
   var line: Int32
+
+  static let none = ToOneClaim(target: nil, line: 0)
 }
 
 /// The state of a streamed import between its commits, and the changes of the batch being
@@ -48,7 +46,15 @@ final class ImportState {
   let model: Model
   var objects: [String: ImportedObject] = [:]
   var waiting: [String: [WaitingReference]] = [:]
-  var claims: [ToOneSlot: ToOneClaim] = [:]
+  /// The claims on the to-one relationships that have an inverse, a run of places per
+  /// object (``ImportedObject/claims``): a list rather than a dictionary, as every
+  /// employee of a million has three of them, each claimed once and looked at rarely.
+  private var claims: [ToOneClaim] = []
+  /// The claims' length when the batch began: the places of its objects go with them.
+  private var claimsKept = 0
+  /// For each entity, by relationship identifier, the place of each to-one relationship
+  /// that has an inverse among its object's places (-1 for the others).
+  private let claimPlaces: [[Int16]]
   /// How many waiting references there are (a dictionary's count would count ids).
   var waitingCount = 0
 
@@ -57,14 +63,26 @@ final class ImportState {
     case object(String)
     case waitingAdded(String)
     case waitingTaken(String, [WaitingReference])
-    case claim(ToOneSlot)
+    case claim(Int)
   }
   private var undo: [Undo] = []
 
-  init(model: Model) { self.model = model }
+  init(model: Model) {
+    self.model = model
+    claimPlaces = model.entities.map { e in
+      var places = [Int16](repeating: -1, count: e.properties.count)
+      for (k, r) in e.relationships.filter({ !$0.isToMany && $0.inverse != nil }).enumerated() {
+        places[Int(r.id.rawValue)] = Int16(k)
+      }
+      return places
+    }
+  }
 
   /// Keeps the batch's changes: its commit landed.
-  func keep() { undo.removeAll(keepingCapacity: true) }
+  func keep() {
+    undo.removeAll(keepingCapacity: true)
+    claimsKept = claims.count
+  }
 
   /// Takes the batch's changes back: its commit did not land (or runs again).
   func rollBack() {
@@ -78,14 +96,29 @@ final class ImportState {
       case .waitingTaken(let label, let refs):
         waiting[label] = refs
         waitingCount += refs.count
-      case .claim(let slot): claims[slot] = nil
+      case .claim(let place): claims[place] = .none
       }
     }
+    claims.removeSubrange(claimsKept...)
   }
 
-  func add(_ label: String, _ object: ImportedObject) {
-    objects[label] = object
+  /// Adds an object of the file, with room for its claims; returns it as added.
+  func add(_ label: String, _ object: ImportedObject) -> ImportedObject {
+    var o = object
+    o.claims = Int32(claims.count)
+    let places = claimPlaces[Int(o.entity.rawValue)].lazy.filter { $0 >= 0 }.count
+    claims.append(contentsOf: repeatElement(.none, count: places))
+    objects[label] = o
     undo.append(.object(label))
+    return o
+  }
+
+  /// The place of the claims on `object.relationship`, a to-one with an inverse.
+  func claimPlace(_ object: ImportedObject, _ relationship: PropertyID) -> Int? {
+    let places = claimPlaces[Int(object.entity.rawValue)]
+    let r = Int(relationship.rawValue)
+    guard r < places.count, places[r] >= 0 else { return nil }
+    return Int(object.claims) + Int(places[r])
   }
 
   func wait(for label: String, _ ref: WaitingReference) {
@@ -96,7 +129,7 @@ final class ImportState {
 
   /// The references waiting for `label`, no longer waiting.
   func take(_ label: String) -> [WaitingReference] {
-    guard let refs = waiting.removeValue(forKey: label) else { return [] }
+    guard waitingCount > 0, let refs = waiting.removeValue(forKey: label) else { return [] }
     waitingCount -= refs.count
     undo.append(.waitingTaken(label, refs))
     return refs
@@ -104,8 +137,9 @@ final class ImportState {
 
   /// Records a claim on a to-one, refusing one that names another target than an earlier
   /// claim (both lines named).
-  func claim(_ slot: ToOneSlot, _ claim: ToOneClaim, describe: () -> String) throws(FormatError) {
-    if let earlier = claims[slot] {
+  func claim(_ place: Int, _ claim: ToOneClaim, describe: () -> String) throws(FormatError) {
+    let earlier = claims[place]
+    if earlier.line != 0 {
       guard earlier.target != claim.target else { return }
       throw FormatError(
         line: Int(max(earlier.line, claim.line)),
@@ -113,8 +147,8 @@ final class ImportState {
           "conflicting claims on \(describe()): line \(min(earlier.line, claim.line)) and line \(max(earlier.line, claim.line)) give it different targets (a to-one and its inverse must agree)"
       )
     }
-    claims[slot] = claim
-    undo.append(.claim(slot))
+    claims[place] = claim
+    undo.append(.claim(place))
   }
 
   /// The first reference, in line order, whose target never appeared.

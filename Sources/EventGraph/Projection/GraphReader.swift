@@ -6,11 +6,15 @@ struct GraphReader<T: TransactionReading> {
   let txn: T
   let dbs: StoreDatabases
   let model: Model
+  /// The count nodes of ordered lists that the projector reading through this has changed
+  /// and not yet written (Projection/OrderedRanks.swift); `nil` for every other reader.
+  let pending: PendingRanks?
 
-  init(txn: T, dbs: StoreDatabases, model: Model) {
+  init(txn: T, dbs: StoreDatabases, model: Model, pending: PendingRanks? = nil) {
     self.txn = txn
     self.dbs = dbs
     self.model = model
+    self.pending = pending
   }
 
   /// The entity an identity was created with, even if the object was deleted since.

@@ -7,18 +7,19 @@ import LMDB
 // holds each member's order key, (object, relationship, target) → order key, and under
 // (object, relationship) alone the list's length. Order keys are u64s that leave room
 // between neighbours: the first member gets 2^63, one appended the last key + 2^32, one
-// prepended the first key − 2^32, one inserted the midpoint of its neighbours' keys. Where
-// two neighbours' keys touch, the smallest window of members around the place (doubling)
-// whose key range leaves 2^20 between each is renumbered evenly. Every writer (the
-// projector, a clone's fresh objects) goes through here, so the same events always give
-// the same keys, which `verify` compares byte for byte.
+// prepended the first key − 2^32, one inserted the midpoint of its neighbours' keys, when
+// its bucket (the keys sharing its top 32 bits) holds fewer than 64 members. Otherwise — two
+// neighbours' keys touch, or the bucket is full — the smallest window of members around the
+// place (doubling) is renumbered evenly over the buckets between its outer neighbours',
+// at most 64 to a bucket. A list of more than 128 members also keeps counts by bucket
+// (Projection/OrderedRanks.swift), so a position and a key are found from each other in a
+// fixed number of reads. Every writer (the projector, a clone's fresh objects) goes through
+// here, so the same events always give the same keys, which `verify` compares byte for byte.
 
 /// The order keys of ordered lists.
 enum OrderKeys {
   static let first: UInt64 = 1 << 63
   static let gap: UInt64 = 1 << 32
-  /// The spacing a renumbered window gets at least.
-  static let spread: UInt64 = 1 << 20
 
   /// A key strictly between `a` and `b` (`nil`: no neighbour on that side), when there is one.
   static func between(_ a: UInt64?, _ b: UInt64?) -> UInt64? {
@@ -36,31 +37,42 @@ enum OrderKeys {
   }
 
   /// Where a new member goes at `position` of a list of `count` members whose keys
-  /// `keys(range)` reads: its key, and the members whose keys change (their positions
-  /// before the insert, and their new keys).
+  /// `keys(range)` reads and whose buckets `occupancy(key)` counts (the members whose keys
+  /// share `key`'s top 32 bits, OrderRanks): its key, and the members whose keys change
+  /// (their positions before the insert, and their new keys).
+  ///
+  /// A bucket never holds more than `OrderRanks.bucketLimit` members: a key between the
+  /// neighbours is taken only where its bucket has room, and a renumbered window's keys
+  /// are spread over the buckets strictly between those of the window's outer neighbours,
+  /// at most that many to a bucket.
   ///
   /// The one algorithm of every writer: the store's lists and a clone's in memory.
-  static func place(at position: Int, count: Int, keys: (Range<Int>) throws -> [UInt64]) throws -> (
-    key: UInt64, moved: [(position: Int, key: UInt64)]
-  ) {
+  static func place(
+    at position: Int, count: Int, keys: (Range<Int>) throws -> [UInt64], occupancy: (UInt64) throws -> Int
+  ) throws -> (key: UInt64, moved: [(position: Int, key: UInt64)]) {
     let neighbours = try keys(max(0, position - 1)..<min(count, position + 1))
     let before = position > 0 ? neighbours.first : nil
     let after = position < count ? neighbours.last : nil
-    if let key = between(before, after) { return (key, []) }
-    // The smallest window around the place, doubling, whose bounds leave room to spread.
+    if let key = between(before, after), try occupancy(key) < OrderRanks.bucketLimit { return (key, []) }
+    // The smallest window around the place, doubling, whose outer neighbours' buckets leave
+    // room between them to spread it.
+    let bucketWidth = UInt64(1) << 32
+    let step = bucketWidth / UInt64(OrderRanks.bucketLimit)
     var half = 1
     while true {
       let lower = max(0, position - half)
       let upper = min(count, position + half)
-      let low = lower > 0 ? try keys((lower - 1)..<lower)[0] : 0
-      let high = upper < count ? try keys(upper..<(upper + 1))[0] : UInt64.max
+      // The keys the window may take: past the bucket of the member below it, before the
+      // bucket of the member above it.
+      let low = lower > 0 ? (OrderRanks.bucket(try keys((lower - 1)..<lower)[0]) + 1) << 32 : 0
+      let high = upper < count ? OrderRanks.bucket(try keys(upper..<(upper + 1))[0]) << 32 : UInt64.max
       let slots = UInt64(upper - lower + 1)
-      let step = (high - low) / (slots + 1)
-      if step >= spread || (lower == 0 && upper == count && step >= 1) {
+      if high > low, (high - low) / (slots + 1) >= step {
+        let spacing = (high - low) / (slots + 1)
         var moved: [(position: Int, key: UInt64)] = []
         var free: UInt64 = 0
         for i in 0..<Int(slots) {
-          let key = low + step * UInt64(i + 1)
+          let key = low + spacing * UInt64(i + 1)
           let at = lower + i
           if at == position { free = key } else { moved.append((at < position ? at : at - 1, key)) }
         }
@@ -84,9 +96,26 @@ struct OrderedListModel {
 
   mutating func insert(_ t: ObjectID, at position: Int?) throws {
     let at = position ?? members.count
-    let (key, moved) = try OrderKeys.place(at: at, count: members.count) { r in members[r].map(\.key) }
+    let (key, moved) = try OrderKeys.place(at: at, count: members.count) { r in
+      members[r].map(\.key)
+    } occupancy: { key in
+      let bucket = OrderRanks.bucket(key)
+      return firstIndex(from: (bucket + 1) << 32, bucket: bucket + 1) - firstIndex(from: bucket << 32, bucket: bucket)
+    }
     for m in moved { members[m.position].key = m.key }
     members.insert((key, t), at: at)
+  }
+
+  /// The index of the first member whose key is at least `start` (the first key of bucket
+  /// `bucket`; past the end for the bucket after the last).
+  private func firstIndex(from start: UInt64, bucket: UInt64) -> Int {
+    guard bucket <= UInt64.max >> 32 else { return members.count }
+    var (lo, hi) = (0, members.count)
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if members[mid].key < start { lo = mid + 1 } else { hi = mid }
+    }
+    return lo
   }
 }
 
@@ -104,9 +133,10 @@ extension GraphReader {
   }
 
   /// The position of `t` in an ordered list: the members before its key, counted with one
-  /// cursor step each.
+  /// cursor step each in a short list, from the counts in a long one.
   func orderedPosition(_ o: ObjectID, _ rel: UInt16, of t: ObjectID) throws -> Int? {
     guard let key = try orderKey(o, rel, of: t) else { return nil }
+    if try orderedCount(o, rel) > OrderRanks.threshold { return try rankedPosition(o, rel, of: key) }
     var position = 0
     let prefix = StoreKey.links(o, rel)
     try txn.forEach(dbs.links, from: prefix) { k, _ in
@@ -118,7 +148,7 @@ extension GraphReader {
   }
 
   /// The members at positions `range` of an ordered list of `count` members, with their
-  /// keys, reached from the nearer end of the list.
+  /// keys, reached from the nearer end of a short list, through the counts of a long one.
   func orderedSlice(_ o: ObjectID, _ rel: UInt16, _ range: Range<Int>, count: Int) throws -> [(
     key: UInt64, target: ObjectID
   )] {
@@ -138,7 +168,12 @@ extension GraphReader {
           throw StoreError.corrupt("\(display(o)): ordered list \(rel) is shorter than its length \(count)")
         }
       }
-      if range.lowerBound <= count - range.upperBound {
+      if count > OrderRanks.threshold {
+        let first = try rankedKey(o, rel, at: range.lowerBound)
+        guard try cursor.find(StoreKey.link(o, rel, order: first)) else {
+          throw StoreError.corrupt("\(display(o)): ordered list \(rel) has no member at key \(first)")
+        }
+      } else if range.lowerBound <= count - range.upperBound {
         guard try cursor.seek(prefix) else { throw StoreError.corrupt("\(display(o)): ordered list \(rel) is empty") }
         for _ in 0..<range.lowerBound { try step(cursor, true) }
       } else {
@@ -169,15 +204,22 @@ extension GraphReader where T == WriteHandle {
   func insertOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, at position: Int, count: Int) throws -> UInt64 {
     let (key, moved) = try OrderKeys.place(at: position, count: count) { r in
       try orderedSlice(o, rel, r, count: count).map(\.key)
+    } occupancy: { key in
+      try bucketOccupancy(o, rel, of: key, count: count)
     }
     if let firstMoved = moved.first, let lastMoved = moved.last {
       // A window renumbered: its members, in order, take the new keys in order; the old
       // keys go first, so that no new key meets an old one.
       let window = try orderedSlice(o, rel, firstMoved.position..<(lastMoved.position + 1), count: count)
-      for m in window { try txn.delete(dbs.links, key: StoreKey.link(o, rel, order: m.key)) }
+      let counted = count > OrderRanks.threshold
+      for m in window {
+        try txn.delete(dbs.links, key: StoreKey.link(o, rel, order: m.key))
+        if counted { try adjustRank(o, rel, key: m.key, by: -1) }
+      }
       for (m, member) in zip(moved, window) {
         try txn.put(dbs.links, key: StoreKey.link(o, rel, order: m.key), value: BigEndianKey(member.target.rawValue))
         try txn.put(dbs.members, key: StoreKey.link(o, rel, target: member.target), value: BigEndianKey(m.key))
+        if counted { try adjustRank(o, rel, key: m.key, by: 1) }
       }
     }
     try put(o, rel, t, key: key, count: count + 1)
@@ -197,6 +239,7 @@ extension GraphReader where T == WriteHandle {
     try txn.put(dbs.links, key: StoreKey.link(o, rel, order: key), value: BigEndianKey(t.rawValue))
     try txn.put(dbs.members, key: StoreKey.link(o, rel, target: t), value: BigEndianKey(key))
     try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(count)))
+    try countRank(o, rel, key: key, added: true, count: count)
   }
 
   /// Removes `t` from an ordered list; false when it is not a member.
@@ -212,6 +255,7 @@ extension GraphReader where T == WriteHandle {
     } else {
       try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(count - 1)))
     }
+    try countRank(o, rel, key: key, added: false, count: count - 1)
     return true
   }
 }

@@ -26,10 +26,10 @@ extension Projector {
       let live = try record(o)
       // A deleted object's entity is still known: identities are kept.
       guard let entity = try live?.entity ?? reader.entity(of: o) else { continue }
-      let count = model.uniqueness[Int(entity.rawValue)].count
-      if count == 0 { continue }
+      if model.uniqueness[Int(entity.rawValue)].isEmpty { continue }
       let values: ((PropertyID) throws -> Value?)? = live.map { r in { try r.value($0) } }
-      let old = isNew ? Array(repeating: nil, count: count) : try deletedKeys[o] ?? keysBefore(o, entity, index)
+      // A new object held no keys: no list of nils is made for it (one per object inserted).
+      let old = isNew ? [] : try deletedKeys[o] ?? keysBefore(o, entity, index)
       items.append(
         UniquenessIndex.Item(
           id: o, entity: entity, old: old, new: try index.keys(entity, values: values), value: values))

@@ -12,7 +12,9 @@ final class Projector {
   let txn: WriteHandle
   let dbs: StoreDatabases
   let model: Model
-  var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model) }
+  var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model, pending: ranks) }
+  /// The count nodes of long ordered lists changed since the object records were last written.
+  private let ranks = PendingRanks()
 
   /// Objects loaded or changed in this commit.
   private var cache: [ObjectID: Cached] = [:]
@@ -370,6 +372,7 @@ final class Projector {
   /// Writes the object records changed since the last call (a replay calls this once per
   /// batch of commits, so an object changed by many commits is written once).
   func writeObjects() throws {
+    try reader.flushRanks()
     park()
     var changed: [(id: ObjectID, record: ProjectedObject)] = []
     changed.reserveCapacity(cache.count)

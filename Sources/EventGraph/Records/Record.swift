@@ -75,6 +75,9 @@ public struct Stored<R: Record> {
   /// The object's values.
   public var record: R
 
+  // Always inlined: in the typed fetch's loop, which is generic over `R`, a call would look up
+  // `Stored<R>`'s metadata once a record; inlined, the lookup leaves the loop.
+  @inline(__always)
   public init(id: Ref<R>, version: UInt64, record: R) {
     self.id = id
     self.version = version

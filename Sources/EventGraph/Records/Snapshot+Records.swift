@@ -28,6 +28,10 @@ extension Snapshot {
     sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0
   ) throws -> [Stored<R>] {
     let schema = try RecordSchema.of(R.self, in: model)
+    if sort.isEmpty {
+      return try fetchInIdentityOrder(
+        R.self, schema: schema, where: predicate, variables: variables, limit: limit, offset: offset)
+    }
     let found = try fetch(
       schema.entity, where: predicate, variables: variables, sortedBy: sort, limit: limit, offset: offset,
       keepingStates: true)
@@ -37,6 +41,47 @@ extension Snapshot {
     return try found.states.indices.map { i in
       try Self.decodeRecord(found.states[i], schema: schema, version: versions[i], related: related)
     }
+  }
+}
+
+extension Snapshot {
+  /// A fetch with no sort, each record decoded as its object matches.
+  ///
+  /// The page is the matches in identity order, so each record is decoded as its object is
+  /// matched (its state read once and dropped, its version read with one cursor for the
+  /// whole fetch), and the fetch stops once `offset + limit` match.
+  /// Nothing is kept per object but the record, where the sorted fetch keeps every matching
+  /// object's state until the page is known.
+  private func fetchInIdentityOrder<R: Record>(
+    _ type: R.Type, schema: RecordSchema, where predicate: String?, variables: [String: Value], limit: Int?,
+    offset: Int
+  ) throws -> [Stored<R>] {
+    let plan = try FetchPlan(schema.entity, where: predicate, variables: variables, in: self)
+    let wanted = limit.map { max(0, $0) } ?? Int.max
+    var skip = max(0, offset)
+    var records: [Stored<R>] = []
+    guard wanted > 0 else { return records }
+    let related: (ObjectID, PropertyID) throws -> [ObjectID] = { [reader] in try reader.related($0, $1) }
+    let versions = try reader.txn.cursor(reader.dbs.history)
+    let candidates = try plan.candidates()
+    // Room for every candidate at once: a growing array of a generic element copies its
+    // records through their value witnesses at each doubling.
+    records.reserveCapacity(min(wanted, candidates.count))
+    for o in candidates {
+      guard let state = try plan.matchingState(o) else { continue }
+      if skip > 0 {
+        skip -= 1
+        continue
+      }
+      // Written out rather than through `decodeRecord`: in this one loop the generic
+      // metadata of `Stored<R>` and `Ref<R>` is looked up once, not once a record.
+      let values = RecordValues(
+        reader: RecordReader(schema: schema, state: state, related: related, recordType: R.self))
+      let record = try R(reading: values)
+      records.append(Stored(id: Ref(o), version: try reader.version(of: o, versions), record: record))
+      if records.count == wanted { break }
+    }
+    return records
   }
 }
 

@@ -167,6 +167,9 @@ struct FreshObjects {
                     try txn.put(dbs.members, key: StoreKey.link(o, rel, target: m.target), value: BigEndianKey(m.key))
                   }
                   try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(range.count)))
+                  if list.count > OrderRanks.threshold {
+                    try reader.writeRankNodes(o, rel, OrderRanks.nodes(list.map(\.key)))
+                  }
                 } else if range.count == 1 {
                   try links.put(
                     key: StoreKey.link(o, rel, target: targets[range.lowerBound]), value: none, flags: append)
@@ -207,7 +210,7 @@ struct FreshObjects {
                 let items = try states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
                   UniquenessIndex.Item(
                     id: s.id, entity: s.entity,
-                    old: Array(repeating: nil, count: model.uniqueness[Int(s.entity.rawValue)].count),
+                    old: [],
                     new: try index.keys(s.entity, values: { s[$0] }), value: { s[$0] })
                 }
                 try index.update(items) { reader.display($0) }

@@ -21,7 +21,7 @@ extension GraphReader {
     }
   }
 
-  private func version(of o: ObjectID, _ cursor: borrowing Cursor) throws -> UInt64 {
+  func version(of o: ObjectID, _ cursor: borrowing Cursor) throws -> UInt64 {
     let found = try cursor.seek(StoreKey.history(o, .max)) ? try cursor.previous() : try cursor.last()
     guard found else { return 0 }
     return try cursor.withCurrent { k, _ in

@@ -36,8 +36,21 @@ final class StoreService: Sendable {
     self.model = model
     self.path = commits.path
     self.readOnly = readOnly
-    self.notifier = LogNotifier(dataFile: path + "/data.mdb") { [env, dbs, model] in
-      try? env.readHandle { txn in try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence }
+    self.notifier = Self.notifier(env: env, dbs: dbs, model: model, path: path)
+  }
+
+  /// A notifier of `dbs`'s log, which also wakes its followers when the store switches
+  /// away from that version (the log then ends for good: followers move on,
+  /// ``LogSequence``).
+  static func notifier(env: Environment, dbs: StoreDatabases, model: Model, path: String) -> LogNotifier {
+    LogNotifier(dataFile: path + "/data.mdb") {
+      try? env.readHandle { txn in
+        let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
+          Int(String(decoding: $0, as: UTF8.self))
+        }
+        guard active == dbs.version else { return .max }
+        return try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence
+      }
     }
   }
 

@@ -78,10 +78,12 @@ public final class EventStore: Sendable {
   /// The store format this version writes and reads.
   ///
   /// Format 2 adds a checksum to every projection entry; format 3 keeps ordered lists by
-  /// order key, with the `members` projection (Docs/store-layout.md). An older store is
+  /// order key, with the `members` projection; format 4 places order keys at most 64 to a
+  /// bucket and keeps counts for lists of more than 128 members, so that positions are
+  /// found without walking the list (Docs/store-layout.md). An older store is
   /// upgraded when it is first opened for writing: every version's projections are made
   /// anew from its log (the logs are the same in every format).
-  public static let formatVersion = 3
+  public static let formatVersion = 4
 
   let env: Environment
   let dbs: StoreDatabases
@@ -104,10 +106,13 @@ public final class EventStore: Sendable {
   /// What the service's commits wait for before they return, besides the local commit
   /// (``setAcknowledger(_:)``).
   let acknowledger = Locked<(any CommitAcknowledging)?>(nil)
+  /// The handle this one was opened from at another version (``atActiveVersion()``): it
+  /// owns the environment and its claim, and is kept alive while this one is.
+  private let predecessor: EventStore?
 
   deinit {
     service.shutdown()
-    OpenStores.release(registryKey)
+    if predecessor == nil { OpenStores.release(registryKey) }
   }
 
   // MARK: - Creating and opening
@@ -205,9 +210,49 @@ public final class EventStore: Sendable {
     self.path = path
     self.options = options
     self.storeID = id
+    self.predecessor = nil
     let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path)
     self.commits = commits
     self.service = StoreService(commits: commits, readOnly: options.readOnly)
+  }
+
+  /// A handle at `version` sharing `predecessor`'s environment (``atActiveVersion()``).
+  private init(following predecessor: EventStore, version: Int) throws {
+    let (dbs, model) = try predecessor.databases(version: version)
+    try predecessor.env.read { try dbs.checkModelHash(model, $0.handle, path: predecessor.path) }
+    self.predecessor = predecessor
+    self.env = predecessor.env
+    self.dbs = dbs
+    self.model = model
+    self.path = predecessor.path
+    self.options = predecessor.options
+    self.storeID = predecessor.storeID
+    self.registryKey = predecessor.registryKey
+    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path)
+    self.commits = commits
+    self.service = StoreService(commits: commits, readOnly: options.readOnly)
+    acknowledger.withLock { $0 = predecessor.acknowledger.withLock { $0 } }
+  }
+
+  /// This handle when its version is still the store's active one; otherwise a handle at
+  /// the active version, sharing this one's environment (one process must not open an
+  /// LMDB environment twice).
+  ///
+  /// After a switch (an upcast, a following upcast's switch, a rollback) this handle's
+  /// commits are refused with ``StoreError/Code/versionChanged``; a service moves its
+  /// callers to the handle this returns. This handle stays open for reads of its version
+  /// while the new one lives.
+  ///
+  /// ```swift
+  /// do {
+  ///   try await store.commit { tx in … }
+  /// } catch let e as StoreError where e.code == .versionChanged {
+  ///   store = try store.atActiveVersion()   // and build the commit against store.model
+  /// }
+  /// ```
+  public func atActiveVersion() throws -> EventStore {
+    let active = try activeVersion()
+    return active == model.version ? self : try EventStore(following: self, version: active)
   }
 
   /// Makes every version's projections anew from its log, with checksums, then marks the
@@ -248,6 +293,20 @@ public final class EventStore: Sendable {
   /// Keep it short: an open snapshot
   /// stops LMDB from reusing pages freed after it began.
   public func read<R>(_ body: (Snapshot) throws -> R) throws -> R {
+    try read(dbs: dbs, model: model, body)
+  }
+
+  /// Runs `body` on a consistent snapshot of another version's graph, read-only: the
+  /// version a following upcast builds (while it is caught up, it holds every source
+  /// commit), or an older one kept for a rollback.
+  ///
+  /// - Throws: ``StoreError/unknownModelVersion(_:)``, what `body` throws.
+  public func read<R>(version: Int, _ body: (Snapshot) throws -> R) throws -> R {
+    let (dbs, model) = try databases(version: version)
+    return try read(dbs: dbs, model: model, body)
+  }
+
+  private func read<R>(dbs: StoreDatabases, model: Model, _ body: (Snapshot) throws -> R) throws -> R {
     let txn = ReadHandle(try env.beginRead())
     let snapshot = Snapshot(reader: GraphReader(txn: txn, dbs: dbs, model: model))
     defer {

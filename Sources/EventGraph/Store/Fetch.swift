@@ -71,6 +71,11 @@ extension Snapshot {
   ///
   /// `$variables` in the predicate take their values from `variables`, each typed by its
   /// value (`["min": .int64(3)]` for `age >= $min`); one not given is refused as unknown.
+  /// They are bound before the index is chosen: `age >= $min` reads the index as `age >= 3`.
+  ///
+  /// With a limit and a sort by one indexed attribute (and no index range from the
+  /// predicate), the index gives the order and the fetch stops once the page is full
+  /// (`Fetch+IndexOrder.swift`).
   ///
   /// - Throws: ``QueryError`` for a predicate that does not parse or type-check (with its
   ///   position), ``StoreError`` for an unknown entity or sort key.
@@ -91,31 +96,21 @@ extension Snapshot {
     _ e: Entity, where predicate: String?, variables: [String: Value], sortedBy sort: [SortDescriptor],
     limit: Int?, offset: Int, keepingStates: Bool
   ) throws -> (objects: [ObjectID], states: [ObjectState], index: String?, examined: Int) {
-    let compiled = try predicate.map {
-      try CompiledPredicate.compile($0, entity: e.id, model: model, variables: variables.mapValues { .value($0.type) })
-    }
-    let bindings = variables.mapValues { QueryVariable<ObjectID>.value($0) }
+    let plan = try FetchPlan(e, where: predicate, variables: variables, in: self)
     let sortKeys = try sort.map { d in (try SortPath(d.key, from: e, in: model), d.ascending) }
-    let source = ProjectionSource(reader: reader)
-    var plans: [IndexPlan]? = nil
-    if let compiled { plans = IndexPlan.choose(compiled.predicate, entity: e) }
+    let source = plan.source
     // No range to read: the sort's index may give the page in order, and stop early.
-    if plans == nil,
-      let served = try fetchInIndexOrder(
-        e, sortKeys, limit: limit, offset: offset,
-        matches: { o in try compiled?.evaluate(o, in: source, variables: bindings) ?? true })
+    if plan.ranges == nil,
+      let served = try fetchInIndexOrder(e, sortKeys, limit: limit, offset: offset, matches: plan.matches)
     {
       let states = keepingStates ? try served.objects.compactMap { try source.state($0) } : []
       return (served.objects, states, sortKeys.first?.0.attribute.name, served.examined)
     }
-    let candidates =
-      try plans.map { try IndexPlan.candidates($0, reader: reader, kinds: model.descendants(of: e.id)) }
-      ?? reader.objects(of: e.id)
+    let candidates = try plan.candidates()
     var matches: [ObjectID] = []
     var states: [ObjectState] = []
     for o in candidates {
-      guard let state = try source.state(o) else { continue }
-      if let compiled, !(try compiled.evaluate(o, in: source, variables: bindings)) { continue }
+      guard let state = try plan.matchingState(o) else { continue }
       matches.append(o)
       if keepingStates { states.append(state) }
     }
@@ -131,14 +126,7 @@ extension Snapshot {
       }
     }
     let page = order.dropFirst(max(0, offset)).prefix(limit.map { max(0, $0) } ?? Int.max)
-    // The indexed attributes whose ranges gave the candidates, each once: `name, age`.
-    let index = plans.map { p in
-      p.map(\.attribute.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-    }
-    return (
-      page.map { matches[$0] }, keepingStates ? page.map { states[$0] } : [], index?.joined(separator: ", "),
-      candidates.count
-    )
+    return (page.map { matches[$0] }, keepingStates ? page.map { states[$0] } : [], plan.index, candidates.count)
   }
 }
 

@@ -14,17 +14,18 @@ struct IndexPlan {
   /// Their objects together hold every object the predicate can match. An equality beats
   /// `IN`, which beats a range, which beats a union. An `OR` is served when each of its
   /// clauses is, by the union of their ranges (on one attribute or several); an `AND` by its
-  /// best clause.
-  static func choose(_ p: QueryPredicate, entity: Entity) -> [IndexPlan]? {
+  /// best clause. A `$variable` is read as its value in `variables`, so `age == $a` is
+  /// served as `age == 30` is.
+  static func choose(_ p: QueryPredicate, entity: Entity, variables: [String: Value] = [:]) -> [IndexPlan]? {
     switch p.kind {
-    case .comparison(let c): return plan(c, entity).map { [$0] }
+    case .comparison(let c): return plan(c, entity, variables).map { [$0] }
     case .and(let clauses):
-      let plans = clauses.compactMap { choose($0, entity: entity) }
+      let plans = clauses.compactMap { choose($0, entity: entity, variables: variables) }
       return plans.min { rank($0) < rank($1) }
     case .or(let clauses):
       var union: [IndexPlan] = []
       for clause in clauses {
-        guard let plans = choose(clause, entity: entity) else { return nil }
+        guard let plans = choose(clause, entity: entity, variables: variables) else { return nil }
         union += plans
       }
       return union.isEmpty ? nil : union
@@ -38,12 +39,12 @@ struct IndexPlan {
     return p.ranges.allSatisfy({ $0.low != nil && $0.high != nil }) ? 2 : 3
   }
 
-  private static func plan(_ c: QueryComparison, _ entity: Entity) -> IndexPlan? {
+  private static func plan(_ c: QueryComparison, _ entity: Entity, _ variables: [String: Value]) -> IndexPlan? {
     guard c.quantifier == nil, c.options.isEmpty else { return nil }
     var op = c.op
     var keyPath = c.left
     var other = c.right
-    if case .literal = c.left.kind, case .keyPath = c.right.kind {
+    if constant(c.left, variables) != nil, case .keyPath(let p) = c.right.kind, p.variable == nil {
       keyPath = c.right
       other = c.left
       switch op {
@@ -59,8 +60,11 @@ struct IndexPlan {
       case .property(let name) = path.components[0], let a = entity.attribute(named: name), a.isIndexed
     else { return nil }
     func encoded(_ e: QueryExpression) -> [UInt8]? {
-      guard case .literal(let l) = e.kind, let v = value(l, a.type) else { return nil }
-      return IndexKey.encode(v)
+      switch constant(e, variables) {
+      case .literal(let l): value(l, a.type).map(IndexKey.encode)
+      case .bound(let v): value(v, a.type).map(IndexKey.encode)
+      case nil: nil
+      }
     }
     switch op {
     case .equal:
@@ -79,7 +83,12 @@ struct IndexPlan {
     case .beginsWith:
       // Every string with the prefix: its key starts with the prefix's bytes (in normal form
       // C, as the index holds strings), which no content byte of 0xFF can follow.
-      guard a.type == .string, case .literal(.string(let p)) = other.kind else { return nil }
+      let prefix: String? =
+        switch constant(other, variables) {
+        case .literal(.string(let p)), .bound(.string(let p)): p
+        default: nil
+        }
+      guard a.type == .string, let p = prefix else { return nil }
       let low = IndexKey.prefixBytes(p)
       return IndexPlan(attribute: a, ranges: [(low, low + [0xFF])])
     case .in:
@@ -89,6 +98,43 @@ struct IndexPlan {
       return IndexPlan(attribute: a, ranges: points.map { ($0, $0) })
     default:
       return nil
+    }
+  }
+
+  /// A comparison's constant side: a literal, or a `$variable` alone with its bound value.
+  private enum Constant {
+    case literal(QueryLiteral)
+    case bound(Value)
+  }
+
+  private static func constant(_ e: QueryExpression, _ variables: [String: Value]) -> Constant? {
+    switch e.kind {
+    case .literal(let l): return .literal(l)
+    case .keyPath(let p):
+      guard let name = p.variable, p.components.isEmpty, let v = variables[name] else { return nil }
+      return .bound(v)
+    default: return nil
+    }
+  }
+
+  /// A variable's value as a value of the attribute's type, when it converts exactly.
+  ///
+  /// The same type, or an integer that fits the attribute's integer type, a decimal, or a
+  /// double (up to 2^53). Anything else (a double against an integer, a string against a date)
+  /// leaves the comparison to the evaluator on every object.
+  private static func value(_ v: Value, _ type: AttributeType) -> Value? {
+    if v.type == type { return v.isFinite ? v : nil }
+    let n: Int64
+    switch v {
+    case .int16(let x): n = Int64(x)
+    case .int32(let x): n = Int64(x)
+    case .int64(let x): n = x
+    default: return nil
+    }
+    switch type {
+    case .int16, .int32, .int64, .decimal: return try? v.converted(to: type)
+    case .double: return n.magnitude <= 1 << 53 ? .double(Double(n)) : nil
+    default: return nil
     }
   }
 

@@ -133,4 +133,7 @@ enum MetaKey {
   static let rebuilding = "rebuilding"
   /// The store's part in replication (``ReplicationRole``); absent for a store on its own.
   static let role = "replication.role"
+  /// The process ID of the upcast building a version, written when it starts (for the
+  /// refusal of a second one to name it; the lock itself is ``VersionBuild/builderLockByte``).
+  static let upcastBuilder = "upcast.builder"
 }

@@ -27,8 +27,8 @@ struct UniquenessIndex {
   /// constraint the object is not held to.
   typealias Keys = [[UInt8]?]
 
-  /// An object whose entries are brought up to date: the keys it held before and holds now,
-  /// and its values (for the message of a refusal).
+  /// An object whose entries are brought up to date: the keys it held before (empty for an
+  /// object that held none) and holds now, and its values (for the message of a refusal).
   struct Item {
     let id: ObjectID
     let entity: EntityID
@@ -51,7 +51,7 @@ struct UniquenessIndex {
     var puts: [(item: Item, constraint: UniquenessConstraint, key: [UInt8])] = []
     for item in items {
       for (i, c) in model.uniqueness[Int(item.entity.rawValue)].enumerated() {
-        let (old, new) = (item.old[i], item.new[i])
+        let (old, new) = (i < item.old.count ? item.old[i] : nil, item.new[i])
         if old == new { continue }
         if let old { try txn.delete(db, key: old) }
         if let new { puts.append((item, c, new)) }

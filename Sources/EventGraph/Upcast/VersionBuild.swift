@@ -85,6 +85,9 @@ public final class VersionBuild {
 
   var destinationModel: Model { stages[stages.count - 1].destinationModel }
 
+  /// This process's ID, as the builder records it (``MetaKey/upcastBuilder``).
+  static var processID: String { String(ProcessInfo.processInfo.processIdentifier) }
+
   /// A short fingerprint of `text` (the chain's models and mappings): resuming an upcast
   /// with other ones is refused.
   public static func fingerprint(_ text: String) -> String {
@@ -112,6 +115,7 @@ public final class VersionBuild {
         let b = try txn.get(sourceDBs.meta, key: keys.base), let base = BigEndianKey.decode(b),
         last < base
       {
+        try txn.put(sourceDBs.meta, key: MetaKey.upcastBuilder, value: Self.processID)
         return true
       }
       // Starting afresh empties the destination log: refuse if commits were written in that
@@ -147,6 +151,7 @@ public final class VersionBuild {
         try txn.put(sourceDBs.meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(base))
       }
       try txn.put(sourceDBs.meta, key: keys.base, value: BigEndianKey(bases.min() ?? last + 1))
+      try txn.put(sourceDBs.meta, key: MetaKey.upcastBuilder, value: Self.processID)
       return false
     }
   }
@@ -189,34 +194,47 @@ public final class VersionBuild {
   // MARK: - Batches
 
   /// What one batch did: the source commits and events it read, the destination commits
-  /// and events it wrote, whether it finished the source log (and switched the store to the
-  /// destination), and whether it found source objects made with identities the
-  /// destination may have given, and so started the upcast afresh instead.
+  /// and events it wrote, whether it switched the store to the destination, whether it
+  /// found source objects made with identities the destination may have given, and so
+  /// started the upcast afresh instead, and whether it read to the end of the source log.
   public typealias BatchCounts = (
-    commitsRead: Int, eventsRead: Int, commitsWritten: Int, eventsWritten: Int, finished: Bool, restarted: Bool
+    commitsRead: Int, eventsRead: Int, commitsWritten: Int, eventsWritten: Int, finished: Bool, restarted: Bool,
+    caughtUp: Bool
   )
 
   /// Runs one LMDB transaction: source commits from the checkpoint until `maxEvents` are
   /// read or the log ends, each through every step (`migrate` is called once per commit and
   /// step, in order); then the checkpoint; at the end of the log, the switch to the
-  /// destination version.
+  /// destination version when `switching` (a following upcast passes `false`: it keeps
+  /// the destination caught up and switches only when asked, ``requestSwitch(_:to:)``).
+  ///
+  /// The end of the log is found with the writer lock held, so the last catch-up and the
+  /// switch are one transaction: a source commit is either in it or, coming after it,
+  /// refused (``StoreError/Code/versionChanged``).
   ///
   /// - Throws: what `migrate` throws, the store's errors.
-  public func runBatch(maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws -> BatchCounts {
+  public func runBatch(maxEvents: Int, switching: Bool = true, _ migrate: (UpcastStep) throws -> Void) throws
+    -> BatchCounts
+  {
     do {
-      return try store.commits.run { batch, _ in try runBatch(batch, maxEvents: maxEvents, migrate) }
+      return try store.commits.run { batch, _ in
+        try runBatch(batch, maxEvents: maxEvents, switching: switching, migrate)
+      }
     } catch is SourceIdentitiesOverlap {
       // New source objects took identities the destination may have given already: start
       // over, so that they keep theirs (`start` sees the overlap and starts afresh).
       _ = try start(fingerprint: started.fingerprint, discardingNewerCommits: started.discardingNewerCommits)
-      return (0, 0, 0, 0, false, true)
+      return (0, 0, 0, 0, false, true, false)
     }
   }
 
-  private func runBatch(_ batch: CommitBatch, maxEvents: Int, _ migrate: (UpcastStep) throws -> Void) throws
-    -> BatchCounts
-  {
+  private func runBatch(
+    _ batch: CommitBatch, maxEvents: Int, switching: Bool, _ migrate: (UpcastStep) throws -> Void
+  ) throws -> BatchCounts {
     let txn = batch.handle
+    // The source version must still be the active one (a rollback or another switch since
+    // this build began would make its output stale).
+    try batch.checkActive()
     let meta = sourceDBs.meta
     guard let cp = try txn.get(meta, key: keys.checkpoint),
       let checkpoint = BigEndianKey.decode(cp)
@@ -231,7 +249,7 @@ public final class VersionBuild {
     guard let b = try txn.get(meta, key: keys.base), let base = BigEndianKey.decode(b),
       try GraphReader(txn: txn, dbs: sourceDBs, model: store.model).lastObjectID() < base
     else { throw SourceIdentitiesOverlap() }
-    var counts: BatchCounts = (0, 0, 0, 0, false, false)
+    var counts: BatchCounts = (0, 0, 0, 0, false, false, false)
     var done = true
     var last = checkpoint
     var events = 0
@@ -281,8 +299,16 @@ public final class VersionBuild {
     for (i, counter) in counters.enumerated() {
       try txn.put(meta, key: keys.nextID(stage: i, of: stages.count), value: BigEndianKey(counter.next))
     }
-    if done { try finish(txn, sourceEnd: last) }
-    counts.finished = done
+    var requested = try txn.contains(meta, key: keys.switchRequest)
+    if requested && !Self.requesterWaits(store.path) {
+      // Its asker died while it waited: nobody wants the switch now.
+      try txn.delete(meta, key: keys.switchRequest)
+      requested = false
+    }
+    let switchNow = done && (switching || requested)
+    if switchNow { try finish(txn, sourceEnd: last) }
+    counts.finished = switchNow
+    counts.caughtUp = done
     return counts
   }
 
@@ -293,7 +319,12 @@ public final class VersionBuild {
     try txn.put(meta, key: MetaKey.activeVersion, value: String(destinationModel.version))
     try txn.put(meta, key: keys.from, value: String(store.model.version))
     try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(sourceEnd))
-    for k in [keys.checkpoint, keys.fingerprint, keys.base] { try txn.delete(meta, key: k) }
+    let output = stages[stages.count - 1]
+    let destinationEnd = try GraphReader(txn: txn, dbs: output.output, model: output.destinationModel).logEnd()
+    try txn.put(meta, key: keys.destinationEnd, value: BigEndianKey(destinationEnd.sequence))
+    for k in [keys.checkpoint, keys.fingerprint, keys.base, keys.switchRequest, MetaKey.upcastBuilder] {
+      try txn.delete(meta, key: k)
+    }
     for i in stages.indices { try txn.delete(meta, key: keys.nextID(stage: i, of: stages.count)) }
     for (_, db) in stages[0].source.projections { try txn.empty(db) }
     for stage in stages {
@@ -363,6 +394,11 @@ struct UpcastKeys {
   /// Set at the switch: the version the destination was made from, and that log's end then.
   var from: String { prefix + "from" }
   var sourceEnd: String { prefix + "sourceEnd" }
+  /// Set at the switch: the destination log's last sequence then, the position there that
+  /// corresponds to ``sourceEnd`` (a follower of the log continues after it).
+  var destinationEnd: String { prefix + "destinationEnd" }
+  /// Present while a switch to the version is asked of its following upcast.
+  var switchRequest: String { prefix + "switchRequested" }
 }
 
 extension VersionBuild {

@@ -78,30 +78,10 @@ extension EventStore {
       }
       return (report, sample)
     }
-    let store = try EventStore(path: path)
-    if store.model.version == model.version {
-      throw MigrationError("\(path) is already at version \(model.version)")
-    }
-    var chain: [CompiledMapping] = []
-    var from = store.model
-    for (step, next) in models.enumerated() {
-      let index = mappings.firstIndex { $0.source == from.version }
-      let file =
-        index.flatMap { $0 < mappingFiles.count ? mappingFiles[$0] : nil }
-        ?? "inferred mapping v\(from.version)-v\(next.version)"
-        + (step < modelFiles.count ? " to \(modelFiles[step])" : "")
-      chain.append(
-        try CompiledMapping(index.map { mappings[$0] }, from: from, to: next, policies: policies, file: file))
-      from = next
-    }
-    for (i, m) in mappings.enumerated() where !chain.contains(where: { $0.sourceModel.version == m.source }) {
-      throw MappingError(
-        file: i < mappingFiles.count ? mappingFiles[i] : "mapping", location: "source",
-        message: "the mapping starts at version \(m.source), which is not a step of this upcast")
-    }
-    let upcaster = try Upcaster(store: store, chain: chain)
-    if let batchEvents { upcaster.batchEvents = max(1, batchEvents) }
-    upcaster.discardsNewerCommits = discardingNewerCommits
+    let upcaster = try Upcaster(
+      store: try EventStore(path: path), through: models, mappings: mappings, policies: policies,
+      mappingFiles: mappingFiles, modelFiles: modelFiles, batchEvents: batchEvents,
+      discardingNewerCommits: discardingNewerCommits)
     return (try upcaster.run(progress: progress), [])
   }
 

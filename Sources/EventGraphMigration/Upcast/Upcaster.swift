@@ -64,6 +64,44 @@ final class Upcaster {
     try self.init(store: store, chain: [mapping])
   }
 
+  /// The store's builder lock, held while this upcaster lives (one upcast builds a store
+  /// at a time); `nil` for the upcasters tests make directly.
+  private var builderLock: AnyObject?
+
+  /// The upcaster of `store` through `models`, each step's mapping placed by its source
+  /// version (inferred where none is given), holding the store's builder lock.
+  convenience init(
+    store: EventStore, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry,
+    mappingFiles: [String], modelFiles: [String], batchEvents: Int?, discardingNewerCommits: Bool
+  ) throws {
+    let lock = try Self.storage { try VersionBuild.lockBuilder(store) }
+    guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
+    if store.model.version == model.version {
+      throw MigrationError("\(store.path) is already at version \(model.version)")
+    }
+    var chain: [CompiledMapping] = []
+    var from = store.model
+    for (step, next) in models.enumerated() {
+      let index = mappings.firstIndex { $0.source == from.version }
+      let file =
+        index.flatMap { $0 < mappingFiles.count ? mappingFiles[$0] : nil }
+        ?? "inferred mapping v\(from.version)-v\(next.version)"
+        + (step < modelFiles.count ? " to \(modelFiles[step])" : "")
+      chain.append(
+        try CompiledMapping(index.map { mappings[$0] }, from: from, to: next, policies: policies, file: file))
+      from = next
+    }
+    for (i, m) in mappings.enumerated() where !chain.contains(where: { $0.sourceModel.version == m.source }) {
+      throw MappingError(
+        file: i < mappingFiles.count ? mappingFiles[i] : "mapping", location: "source",
+        message: "the mapping starts at version \(m.source), which is not a step of this upcast")
+    }
+    try self.init(store: store, chain: chain)
+    builderLock = lock
+    if let batchEvents { self.batchEvents = max(1, batchEvents) }
+    discardsNewerCommits = discardingNewerCommits
+  }
+
   init(store: EventStore, chain: [CompiledMapping]) throws {
     guard let firstStep = chain.first else { throw MigrationError("an upcast needs a mapping") }
     self.store = store
@@ -120,9 +158,7 @@ final class Upcaster {
 
   private func runBatches(progress: (Int) -> Void) throws -> UpcastReport {
     let start = ContinuousClock.now
-    var report = UpcastReport()
-    report.sourceVersion = first.sourceModel.version
-    report.destinationVersion = last.destinationModel.version
+    var report = freshReport()
     report.resumed = try prepare()
     var batches = 0
     while true {
@@ -130,9 +166,7 @@ final class Upcaster {
       let batch = try build.runBatch(maxEvents: batchEvents) { step in try migrate(step) }
       if batch.restarted {
         // The upcast started over (source objects were made meanwhile): counted afresh.
-        report = UpcastReport()
-        report.sourceVersion = first.sourceModel.version
-        report.destinationVersion = last.destinationModel.version
+        report = freshReport()
         continue
       }
       batches += 1
@@ -150,6 +184,14 @@ final class Upcaster {
     report.seconds =
       Double((ContinuousClock.now - start).components.attoseconds) / 1e18
       + Double((ContinuousClock.now - start).components.seconds)
+    return report
+  }
+
+  /// A report of nothing done yet, naming the versions.
+  func freshReport() -> UpcastReport {
+    var report = UpcastReport()
+    report.sourceVersion = first.sourceModel.version
+    report.destinationVersion = last.destinationModel.version
     return report
   }
 

@@ -24,6 +24,7 @@ struct FetchCommand: ToolCommand {
       OptionSpec("limit", valueName: "N", help: "At most N objects."),
       OptionSpec("offset", valueName: "N", help: "Skip the first N objects."),
       OptionSpec("json", help: "Print each object as its export line."),
+      readVersionOption,
     ],
     examples: [
       "eventtool fetch book.store PhoneBook --where \"type == 2\" --sort phoneNumber",
@@ -46,7 +47,7 @@ struct FetchCommand: ToolCommand {
     if offset < 0 { throw ToolError.usage("--offset needs 0 or more, not \(offset)") }
     let store = try openStore(try a.required("STORE"))
     let predicate = a.value("where")
-    try store.read { s in
+    try read(store, a) { s in
       let result: FetchResult
       do {
         result = try s.fetch(

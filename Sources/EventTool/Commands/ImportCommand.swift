@@ -20,7 +20,7 @@ struct ImportCommand: ToolCommand {
       OptionSpec(
         "batch", valueName: "N",
         help:
-          "Commit every N objects instead of once (a batch grows while one of its objects waits for a later line to fill a required relationship)."
+          "Commit every N objects instead of once (a batch grows while one of its objects waits for a later line to fill a required relationship). Without it the whole file is one commit, which the store holds in memory until it lands (7 to 8 times the file's size): give it for a large file."
       ),
       OptionSpec(
         "new-identities",

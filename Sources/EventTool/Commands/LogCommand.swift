@@ -15,10 +15,11 @@ struct LogCommand: ToolCommand {
         "consumer", valueName: "NAME",
         help: "With --follow: a durable consumer; start after its saved position and save it as commits are printed."),
       OptionSpec("commits", valueName: "N", help: "With --follow: stop after printing N commits."),
+      readVersionOption,
     ],
     examples: [
       "eventtool log book.store", "eventtool log book.store --object AddressBook/1 --json",
-      "eventtool log book.store --follow --consumer audit",
+      "eventtool log book.store --follow --consumer audit", "eventtool log book.store --version 2",
     ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
@@ -33,13 +34,16 @@ struct LogCommand: ToolCommand {
     }
     let json = a.flag("json")
     if a.flag("follow") {
+      if a.value("version") != nil {
+        throw ToolError.usage("--version does not go with --follow: a follower reads the version the store is at")
+      }
       return try LogFollow.run(a, io, from: from, to: to, json: json)
     }
     for option in ["consumer", "commits"] where a.value(option) != nil {
       throw ToolError.usage("--\(option) goes with --follow")
     }
     let store = try openStore(try a.required("STORE"))
-    try store.read { s in
+    try read(store, a) { s in
       if let text = a.value("object") {
         let id = try Self.identity(text, in: s)
         for first in try s.history(of: id) where first <= to {

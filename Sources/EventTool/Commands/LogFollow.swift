@@ -16,6 +16,7 @@ enum LogFollow {
     let store = try openStore(try a.required("STORE"), writing: consumerName != nil)
     let consumer = try consumerName.map { try store.consumer($0) }
     let after = try consumer?.position() ?? (from > 0 ? from - 1 : 0)
+    if consumer == nil { return try acrossSwitches(store, io, after: after, limit: limit, json: json, to: to) }
     try runBlocking {
       var commits = store.events(after: after).makeAsyncIterator()
       var printed = 0
@@ -31,6 +32,35 @@ enum LogFollow {
           unsaved = 0
         }
         if last { return }
+      }
+    }
+  }
+}
+
+extension LogFollow {
+  /// Without a consumer (whose positions are per version) the follower goes on across a
+  /// switch of the store's version: the old log's last commits, a line on standard error,
+  /// then the new version's commits (`Docs/services.md`, "Across a version switch").
+  static func acrossSwitches(_ store: EventStore, _ io: ToolIO, after: UInt64, limit: Int, json: Bool, to: UInt64)
+    throws
+  {
+    try runBlocking {
+      var printed = 0
+      for try await entry in store.followLog(after: after) {
+        switch entry {
+        case .commit(let commit, let version):
+          // --to names a sequence of the version the store was opened at.
+          let first = version == store.model.version
+          try store.read(version: version) { s in
+            LogCommand.show(commit, in: s, io: io, json: json, from: 0, to: first ? to : .max, only: nil)
+          }
+          printed += 1
+          if printed == limit || (first && commit.lastSequence >= to) { return }
+        case .switched(let s):
+          io.printError(
+            "the store switched from version \(s.from) to \(s.to) after sequence \(s.sourceEnd); following version \(s.to) after sequence \(s.position)"
+          )
+        }
       }
     }
   }

@@ -121,7 +121,9 @@ enum Aggregates {
       }
       return best
     case .sum, .avg:
-      if op == .avg && present.isEmpty { return nil }
+      // Foundation's collection operators count a nil as 0 in @sum and @avg (the average of
+      // 4, nil and 3 is 7/3); an empty collection has no average.
+      if op == .avg && values.isEmpty { return nil }
       let total: Value
       if type == .decimal {
         total = .decimal(present.compactMap(Arithmetic.decimalValue).reduce(Decimal(0), +))
@@ -137,7 +139,7 @@ enum Aggregates {
         total = .double(present.compactMap(\.doubleValue).reduce(0, +))
       }
       guard op == .avg else { return total }
-      let count = present.count
+      let count = values.count
       switch total {
       case .decimal(let d): return .decimal(d / Decimal(count))
       case .int64(let n): return .double(Double(n) / Double(count))
