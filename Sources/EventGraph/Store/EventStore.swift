@@ -219,7 +219,7 @@ public final class EventStore: Sendable {
   /// A handle at `version` sharing `predecessor`'s environment (``atActiveVersion()``).
   private init(following predecessor: EventStore, version: Int) throws {
     let (dbs, model) = try predecessor.databases(version: version)
-    try predecessor.env.read { try dbs.checkModelHash(model, $0.handle, path: predecessor.path) }
+    try predecessor.env.read { try dbs.checkModelHash(model, $0, path: predecessor.path) }
     self.predecessor = predecessor
     self.env = predecessor.env
     self.dbs = dbs
