@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EventGraph
@@ -37,6 +38,32 @@ struct QueryElementTests {
       let r = try store.fetch(entity, where: predicate, sortedBy: [.init("name")])
       #expect(try FetchVariablesTests.names(store, r) == expected, "\(predicate)")
     }
+  }
+
+  @Test("in a list long enough to keep counts, every place answers the member an array has there")
+  func elementsOfALongList() throws {
+    let (store, dir) = try makeStore(try Fixtures.company())
+    defer { removeDirectory(dir) }
+    var g = SeededGenerator(seed: 7)
+    var names: [String] = []
+    let company = try store.write { tx in
+      let c = try tx.insert("Company", ["name": .string("Long")])
+      for i in 0..<(OrderRanks.threshold * 2) {
+        let p = g.int(0...names.count)
+        try tx.link(c, "employees", try tx.insert("Employee", ["name": .string("e\(i)")]), at: p)
+        names.insert("e\(i)", at: p)
+      }
+      return c
+    }.value
+    let found = { (predicate: String) in try store.fetch("Company", where: predicate).objects }
+    for n in stride(from: 0, to: names.count, by: 17) + [names.count - 1] {
+      #expect(try found("employees[\(n)].name == '\(names[n])'") == [company], "employees[\(n)]")
+      let other = names[(n + 1) % names.count]
+      #expect(try found("employees[\(n)].name == '\(other)'").isEmpty, "employees[\(n)] is not \(other)")
+    }
+    #expect(try found("employees[FIRST].name == '\(names[0])'") == [company])
+    #expect(try found("employees[LAST].name == '\(names[names.count - 1])'") == [company])
+    #expect(try found("employees[\(names.count)] == nil") == [company])
   }
 
   @Test("an expression ending at an element answers that one object")

@@ -58,6 +58,23 @@ final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
   func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] {
     try reader.related(object, relationship)
   }
+
+  /// One place of an ordered list from its length and, in a long list, its counts
+  /// (Projection/OrderedRanks.swift): a few reads whatever the list's length.
+  func related(to object: ObjectID, relationship: PropertyID, at element: QueryElementIndex) throws -> ObjectID? {
+    guard let entity = try reader.entity(of: object), let r = reader.model.entity(entity)?.property(relationship),
+      case .relationship(let rel) = r.kind, rel.isOrdered
+    else { return element.pick(try reader.related(object, relationship)) }
+    let count = try reader.orderedCount(object, relationship.rawValue)
+    let position: Int
+    switch element {
+    case .first: position = 0
+    case .last: position = count - 1
+    case .at(let n): position = n >= 0 && n < Int64(count) ? Int(n) : -1
+    }
+    guard position >= 0 && position < count else { return nil }
+    return try reader.orderedSlice(object, relationship.rawValue, position..<(position + 1), count: count).first?.target
+  }
 }
 
 extension Snapshot {

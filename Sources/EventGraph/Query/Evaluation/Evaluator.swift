@@ -201,12 +201,13 @@ extension ObjectsCode {
     while i < steps.endIndex {
       // An element step follows the relationship it picks from (the checker sees to it).
       guard case .follow(let relationship) = steps[i] else { return nil }
-      let related = try c.source.related(to: current, relationship: relationship)
       i += 1
-      var next = related.first
+      let next: S.Object?
       if i < steps.endIndex, case .element(let index) = steps[i] {
-        next = index.pick(related)
+        next = try c.source.related(to: current, relationship: relationship, at: index)
         i += 1
+      } else {
+        next = try c.source.related(to: current, relationship: relationship).first
       }
       guard let next else { return nil }
       current = next
@@ -230,12 +231,19 @@ extension ObjectsCode {
     case .subquery(let collection, let name, let predicate):
       current = try Self.kept(collection, name, predicate, object, c)
     }
-    for step in steps {
+    var i = steps.startIndex
+    while i < steps.endIndex {
+      let step = steps[i]
+      i += 1
       guard case .follow(let step) = step else {
         if case .element(let index) = step { current = index.pick(current).map { [$0] } ?? [] }
         continue
       }
-      if current.count == 1 {
+      // One place of one object's ordered list: reached without reading the whole list.
+      if current.count == 1, i < steps.endIndex, case .element(let index) = steps[i] {
+        current = try c.source.related(to: current[0], relationship: step, at: index).map { [$0] } ?? []
+        i += 1
+      } else if current.count == 1 {
         current = try c.source.related(to: current[0], relationship: step)
       } else {
         var next: [S.Object] = []

@@ -21,6 +21,17 @@ public protocol QueryObjectSource {
   /// The objects a relationship leads to, in order for an ordered relationship; a
   /// to-one relationship gives zero or one object.
   func related(to object: Object, relationship: PropertyID) throws -> [Object]
+
+  /// The object at one place of an ordered relationship (`[FIRST]`, `[LAST]`, `[n]`),
+  /// `nil` past either end. The default picks it from ``related(to:relationship:)``; a
+  /// source that can reach a place without the whole list implements it.
+  func related(to object: Object, relationship: PropertyID, at element: QueryElementIndex) throws -> Object?
+}
+
+extension QueryObjectSource {
+  public func related(to object: Object, relationship: PropertyID, at element: QueryElementIndex) throws -> Object? {
+    element.pick(try related(to: object, relationship: relationship))
+  }
 }
 
 /// The value a `$variable` stands for in one evaluation.
