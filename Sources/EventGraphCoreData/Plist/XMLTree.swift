@@ -56,7 +56,12 @@ public struct XMLTree: Sendable, Equatable {
   static func firstProcessingInstruction(_ bytes: [UInt8]) -> Int? {
     var start = 0
     while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains(bytes[start]) { start += 1 }
-    if bytes[start...].starts(with: Array("<?xml ".utf8)), let end = find(Array("?>".utf8), in: bytes, from: start) {
+    // The declaration ends at its first `?>` and holds no `<`: one left open (`<?xml … />`)
+    // must not swallow a later instruction as its end (found by the cdmodel fuzzer), so it
+    // is refused as an instruction itself.
+    if bytes[start...].starts(with: Array("<?xml ".utf8)), let end = find(Array("?>".utf8), in: bytes, from: start),
+      !bytes[(start + 2)..<end].contains(UInt8(ascii: "<"))
+    {
       start = end + 2
     }
     let pi = find(Array("<?".utf8), in: bytes, from: start)
