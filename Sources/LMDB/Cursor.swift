@@ -2,7 +2,8 @@ internal import CLMDB
 
 /// A position in a database, moved by the methods below.
 ///
-/// Closed when dropped.
+/// Only lent, by ``TransactionReading/withCursor(_:_:)``, and closed when the call ends: a
+/// borrowed `~Copyable` value cannot be kept, so a cursor cannot outlive its transaction.
 ///
 /// Every move returns whether the cursor now stands on an entry.
 public struct Cursor: ~Copyable {

@@ -51,6 +51,9 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
   public static let mapResized = LMDBError(code: MDB_MAP_RESIZED, operation: "")
   public static let incompatible = LMDBError(code: MDB_INCOMPATIBLE, operation: "")
   public static let badTransaction = LMDBError(code: MDB_BAD_TXN, operation: "")
+  /// A transaction used after the owner that shares it ended it (LMDB's `MDB_BAD_TXN`, so
+  /// equal to ``badTransaction``).
+  public static let transactionEnded = LMDBError(code: MDB_BAD_TXN, operation: "use of an ended transaction")
   public static let badValueSize = LMDBError(code: MDB_BAD_VALSIZE, operation: "")
   public static let badDatabase = LMDBError(code: MDB_BAD_DBI, operation: "")
   /// `ENOENT`: the environment's directory or files do not exist.

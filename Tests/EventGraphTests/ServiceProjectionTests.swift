@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 import Testing
 
 @testable import EventGraph
@@ -64,6 +65,19 @@ struct ServiceProjectionTests {
     let after = try store.readProjection("entity-counts") { try $0.entries() }
     #expect(after.map(\.key) == before.map(\.key))
     #expect(after.map(\.value) == before.map(\.value))
+  }
+
+  @Test("a view kept past readProjection refuses to read: its transaction has ended")
+  func viewKeptPastItsRead() throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    try store.register(EntityCountProjection())
+    try store.write { tx throws in try tx.insert("Item", ["name": .string("one")]) }
+    let kept = try store.readProjection("entity-counts") { view throws in
+      #expect(try !view.entries().isEmpty)
+      return view
+    }
+    #expect(throws: LMDBError.transactionEnded) { try kept.entries() }
   }
 
   @Test("an inline projection that throws refuses that commit alone")

@@ -283,22 +283,27 @@ struct ConcurrencyTests {
     try withTemporaryDirectory { dir in
       let (env, db) = try openEnvironment(in: dir)
       try env.write { txn throws(LMDBError) in _ = try txn.put(db, key: "k", value: bytes("before")) }
-      let handle = Locked<ReadHandle?>(nil)
       let result = Locked<[UInt8]?>(nil)
-      let reader = try env.beginRead()
-      handle.withLock { $0 = reader.handle }
+      let held = HeldReader(try env.beginRead())
       try env.write { txn throws(LMDBError) in _ = try txn.put(db, key: "k", value: bytes("after")) }
       let errors = runOnThreads([
         {
-          let h = try #require(handle.withLock { $0 })
-          let value = try h.get(db, key: "k")
+          let value = try held.reader.get(db, key: "k")
           result.withLock { $0 = value }
         }
       ])
       #expect(errors.isEmpty)
       #expect(result.withLock { $0 } == bytes("before"))
-      // `reader` ends here, after the other thread is done with its handle.
-      #expect(try reader.get(db, key: "k") == bytes("before"))
+      // The reader ends with `held`, after the other thread is done with it.
+      #expect(try held.reader.get(db, key: "k") == bytes("before"))
     }
   }
+}
+
+/// A read transaction handed to another thread: that thread uses it while this one waits
+/// in `runOnThreads`, never both at once.
+private final class HeldReader: @unchecked Sendable {
+  let reader: ReadTransaction
+
+  init(_ reader: consuming ReadTransaction) { self.reader = reader }
 }

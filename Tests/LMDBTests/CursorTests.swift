@@ -24,14 +24,15 @@ struct CursorTests {
     try withTemporaryDirectory { dir in
       let (env, db) = try openEnvironment(in: dir)
       try env.read { txn throws in
-        let cursor = try txn.cursor(db)
-        #expect(try !cursor.first())
-        #expect(try !cursor.last())
-        #expect(try !cursor.next())
-        #expect(try !cursor.previous())
-        #expect(try !cursor.seek(BigEndianKey(0)))
-        #expect(try !cursor.find(BigEndianKey(0)))
-        #expect(throws: (any Error).self) { try cursor.key() }
+        try txn.withCursor(db) { cursor throws in
+          #expect(try !cursor.first())
+          #expect(try !cursor.last())
+          #expect(try !cursor.next())
+          #expect(try !cursor.previous())
+          #expect(try !cursor.seek(BigEndianKey(0)))
+          #expect(try !cursor.find(BigEndianKey(0)))
+          #expect(throws: (any Error).self) { try cursor.key() }
+        }
       }
     }
   }
@@ -42,30 +43,31 @@ struct CursorTests {
       let (env, db) = try openEnvironment(in: dir)
       try Self.fill(env, db)
       try env.read { txn throws in
-        let cursor = try txn.cursor(db)
-        var forward: [UInt64] = []
-        var more = try cursor.first()
-        while more {
-          forward.append(try #require(try Self.key(cursor)))
-          more = try cursor.next()
-        }
-        #expect(forward == Array(stride(from: 10, through: 100, by: 10)))
-        // Walking off the end leaves no next entry.
-        #expect(try !cursor.next())
+        try txn.withCursor(db) { cursor throws in
+          var forward: [UInt64] = []
+          var more = try cursor.first()
+          while more {
+            forward.append(try #require(try Self.key(cursor)))
+            more = try cursor.next()
+          }
+          #expect(forward == Array(stride(from: 10, through: 100, by: 10)))
+          // Walking off the end leaves no next entry.
+          #expect(try !cursor.next())
 
-        var backward: [UInt64] = []
-        more = try cursor.last()
-        while more {
-          backward.append(try #require(try Self.key(cursor)))
-          more = try cursor.previous()
-        }
-        #expect(backward == Array(stride(from: 100, through: 10, by: -10)))
+          var backward: [UInt64] = []
+          more = try cursor.last()
+          while more {
+            backward.append(try #require(try Self.key(cursor)))
+            more = try cursor.previous()
+          }
+          #expect(backward == Array(stride(from: 100, through: 10, by: -10)))
 
-        #expect(try cursor.first())
-        #expect(try cursor.value() == bytes("v10"))
-        #expect(try cursor.last())
-        #expect(try cursor.key() == [0, 0, 0, 0, 0, 0, 0, 100])
-        #expect(try cursor.value() == bytes("v100"))
+          #expect(try cursor.first())
+          #expect(try cursor.value() == bytes("v10"))
+          #expect(try cursor.last())
+          #expect(try cursor.key() == [0, 0, 0, 0, 0, 0, 0, 100])
+          #expect(try cursor.value() == bytes("v100"))
+        }
       }
     }
   }
@@ -76,22 +78,23 @@ struct CursorTests {
       let (env, db) = try openEnvironment(in: dir)
       try Self.fill(env, db)
       try env.read { txn throws in
-        let cursor = try txn.cursor(db)
-        #expect(try cursor.seek(BigEndianKey(35)))
-        #expect(try Self.key(cursor) == 40)
-        #expect(try cursor.value() == bytes("v40"))
-        #expect(try cursor.seek(BigEndianKey(50)))
-        #expect(try Self.key(cursor) == 50)
-        #expect(try cursor.seek(BigEndianKey(0)))
-        #expect(try Self.key(cursor) == 10)
-        #expect(try !cursor.seek(BigEndianKey(101)))
-        // After seek the cursor moves on from where it stopped.
-        #expect(try cursor.seek(BigEndianKey(61)))
-        #expect(try cursor.next())
-        #expect(try Self.key(cursor) == 80)
-        #expect(try cursor.previous())
-        #expect(try cursor.previous())
-        #expect(try Self.key(cursor) == 60)
+        try txn.withCursor(db) { cursor throws in
+          #expect(try cursor.seek(BigEndianKey(35)))
+          #expect(try Self.key(cursor) == 40)
+          #expect(try cursor.value() == bytes("v40"))
+          #expect(try cursor.seek(BigEndianKey(50)))
+          #expect(try Self.key(cursor) == 50)
+          #expect(try cursor.seek(BigEndianKey(0)))
+          #expect(try Self.key(cursor) == 10)
+          #expect(try !cursor.seek(BigEndianKey(101)))
+          // After seek the cursor moves on from where it stopped.
+          #expect(try cursor.seek(BigEndianKey(61)))
+          #expect(try cursor.next())
+          #expect(try Self.key(cursor) == 80)
+          #expect(try cursor.previous())
+          #expect(try cursor.previous())
+          #expect(try Self.key(cursor) == 60)
+        }
       }
     }
   }
@@ -101,20 +104,22 @@ struct CursorTests {
     try withTemporaryDirectory { dir in
       let (env, db) = try openEnvironment(in: dir)
       try env.read { txn throws in
-        let cursor = try txn.cursor(db)
-        #expect(try !cursor.seek([UInt8]()))
+        try txn.withCursor(db) { cursor throws in
+          #expect(try !cursor.seek([UInt8]()))
+        }
       }
       try Self.fill(env, db)
       try env.read { txn throws in
-        let cursor = try txn.cursor(db)
-        #expect(try cursor.seek([UInt8]()))
-        #expect(try Self.key(cursor) == 10)
-        var keys: [UInt64] = []
-        try txn.forEach(db, from: "") { key, _ in
-          keys.append(BigEndianKey.decode(key) ?? 0)
-          return true
+        try txn.withCursor(db) { cursor throws in
+          #expect(try cursor.seek([UInt8]()))
+          #expect(try Self.key(cursor) == 10)
+          var keys: [UInt64] = []
+          try txn.forEach(db, from: "") { key, _ in
+            keys.append(BigEndianKey.decode(key) ?? 0)
+            return true
+          }
+          #expect(keys.count == 10)
         }
-        #expect(keys.count == 10)
       }
     }
   }
@@ -125,15 +130,16 @@ struct CursorTests {
       let (env, db) = try openEnvironment(in: dir)
       try Self.fill(env, db)
       try env.read { txn throws in
-        let cursor = try txn.cursor(db)
-        #expect(try cursor.find(BigEndianKey(70)))
-        #expect(try Self.key(cursor) == 70)
-        #expect(try cursor.value() == bytes("v70"))
-        #expect(try !cursor.find(BigEndianKey(75)))
-        #expect(try !cursor.find(BigEndianKey(5)))
-        #expect(try cursor.find(BigEndianKey(10)))
-        #expect(try cursor.next())
-        #expect(try Self.key(cursor) == 20)
+        try txn.withCursor(db) { cursor throws in
+          #expect(try cursor.find(BigEndianKey(70)))
+          #expect(try Self.key(cursor) == 70)
+          #expect(try cursor.value() == bytes("v70"))
+          #expect(try !cursor.find(BigEndianKey(75)))
+          #expect(try !cursor.find(BigEndianKey(5)))
+          #expect(try cursor.find(BigEndianKey(10)))
+          #expect(try cursor.next())
+          #expect(try Self.key(cursor) == 20)
+        }
       }
     }
   }
@@ -204,13 +210,14 @@ struct CursorTests {
       // Delete a run of neighbours during one walk: after a delete, `next` must land on the
       // entry that followed the deleted one, not skip it.
       try env.write { txn throws in
-        let cursor = try txn.cursor(db)
-        var more = try cursor.seek(BigEndianKey(30))
-        while more, let key = try Self.key(cursor), key <= 70 {
-          try cursor.deleteCurrent()
-          more = try cursor.next()
+        try txn.withCursor(db) { cursor throws in
+          var more = try cursor.seek(BigEndianKey(30))
+          while more, let key = try Self.key(cursor), key <= 70 {
+            try cursor.deleteCurrent()
+            more = try cursor.next()
+          }
+          #expect(try txn.statistics(db).entries == 5)
         }
-        #expect(try txn.statistics(db).entries == 5)
       }
       let left = try env.read { txn throws in try dump(txn, db).compactMap { BigEndianKey.decode($0.key) } }
       #expect(left == [10, 20, 80, 90, 100])
@@ -223,10 +230,11 @@ struct CursorTests {
       let (env, db) = try openEnvironment(in: dir)
       try env.write { txn throws(LMDBError) in _ = try txn.put(db, key: "only", value: bytes("1")) }
       try env.write { txn throws in
-        let cursor = try txn.cursor(db)
-        #expect(try cursor.find("only"))
-        try cursor.deleteCurrent()
-        #expect(try !cursor.first())
+        try txn.withCursor(db) { cursor throws in
+          #expect(try cursor.find("only"))
+          try cursor.deleteCurrent()
+          #expect(try !cursor.first())
+        }
       }
       #expect(try env.read { txn throws in try txn.statistics(db).entries } == 0)
     }
@@ -238,10 +246,11 @@ struct CursorTests {
       let (env, db) = try openEnvironment(in: dir)
       try Self.fill(env, db)
       try env.read { txn throws in
-        let cursor = try txn.cursor(db)
-        #expect(try cursor.first())
-        let error = #expect(throws: LMDBError.self) { try cursor.deleteCurrent() }
-        #expect(error?.code == 13)  // EACCES
+        try txn.withCursor(db) { cursor throws in
+          #expect(try cursor.first())
+          let error = #expect(throws: LMDBError.self) { try cursor.deleteCurrent() }
+          #expect(error?.code == 13)  // EACCES
+        }
       }
       #expect(try env.read { txn throws in try txn.statistics(db).entries } == 10)
     }

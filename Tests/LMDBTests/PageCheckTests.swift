@@ -27,14 +27,15 @@ struct PageCheckTests {
       }
       try env.write { txn in
         for db in dbs {
-          let c = try txn.cursor(db)
-          var more = try c.first()
-          var k = 0
-          while more {
-            let key = try c.key()
-            more = try c.next()
-            if k % 3 == 0 { _ = try txn.delete(db, key: key) }
-            k += 1
+          try txn.withCursor(db) { c throws in
+            var more = try c.first()
+            var k = 0
+            while more {
+              let key = try c.key()
+              more = try c.next()
+              if k % 3 == 0 { _ = try txn.delete(db, key: key) }
+              k += 1
+            }
           }
         }
       }
@@ -49,11 +50,12 @@ struct PageCheckTests {
     for (name, flags) in [("alpha", DatabaseFlags()), ("beta", []), ("gamma", []), ("ints", .integerKey)] {
       guard let db = try? env.openDatabase(name, flags: flags, create: false) else { continue }
       _ = try? env.read { txn in
-        let c = try txn.cursor(db)
-        var more = try c.first()
-        while more {
-          _ = try c.withCurrent { k, v in k.count + v.count }
-          more = try c.next()
+        try txn.withCursor(db) { c throws in
+          var more = try c.first()
+          while more {
+            _ = try c.withCurrent { k, v in k.count + v.count }
+            more = try c.next()
+          }
         }
       }
     }

@@ -438,21 +438,29 @@ struct IsolationTests {
     }
   }
 
-  @Test("handles of a transaction read and write through it")
-  func handles() throws {
+  @Test("a transaction kept by an object of another module is read through it")
+  func ownedByAnObject() throws {
     try withTemporaryDirectory { dir in
       let (env, db) = try openEnvironment(in: dir)
-      try env.write { txn throws in
-        let handle = txn.handle
-        try handle.put(db, key: "via handle", value: bytes("h"))
-        #expect(try txn.get(db, key: "via handle") == bytes("h"))
-      }
-      try env.read { txn throws in
-        let handle = txn.handle
-        #expect(try handle.get(db, key: "via handle") == bytes("h"))
-      }
+      _ = try env.write { txn throws in try txn.put(db, key: "k", value: bytes("before")) }
+      let owner = Owner(try env.beginRead())
+      _ = try env.write { txn throws in try txn.put(db, key: "k", value: bytes("after")) }
+      #expect(try owner.get(db, key: "k") == bytes("before"))
+      #expect(try owner.withCursor(db) { c in try c.first() ? try c.value() : [] } == bytes("before"))
     }
   }
+}
+
+/// What a module above LMDB does to share a transaction between objects: it owns the
+/// `~Copyable` transaction and lends its access, never a copy of the C handle.
+private final class Owner: TransactionReading {
+  let reader: ReadTransaction
+
+  init(_ reader: consuming ReadTransaction) { self.reader = reader }
+
+  func withAccess<R: ~Copyable>(_ body: (borrowing TransactionAccess) throws(LMDBError) -> R) throws(LMDBError)
+    -> R
+  { try reader.withAccess(body) }
 }
 
 @Suite("Transaction IDs")

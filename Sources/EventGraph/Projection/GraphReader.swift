@@ -121,36 +121,39 @@ struct GraphReader<T: TransactionReading> {
 
   /// The commit that holds event `sequence`, decoded; `nil` beyond the log.
   func commit(containing sequence: UInt64) throws -> Commit? {
-    let cursor = try txn.cursor(dbs.log)
-    var found = try cursor.seek(StoreKey.sequence(sequence))
-    if found {
-      let exact = try cursor.withCurrent { k, _ in KeyField.u64(k, at: 0) == sequence }
-      if !exact { found = try cursor.previous() }
-    } else {
-      found = try cursor.last()
+    return try txn.withCursor(dbs.log) { cursor in
+      var found = try cursor.seek(StoreKey.sequence(sequence))
+      if found {
+        let exact = try cursor.withCurrent { k, _ in KeyField.u64(k, at: 0) == sequence }
+        if !exact { found = try cursor.previous() }
+      } else {
+        found = try cursor.last()
+      }
+      guard found else { return nil }
+      let commit = try cursor.withCurrent { k, v in
+        try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+      }
+      return sequence <= commit.lastSequence ? commit : nil
     }
-    guard found else { return nil }
-    let commit = try cursor.withCurrent { k, v in
-      try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
-    }
-    return sequence <= commit.lastSequence ? commit : nil
   }
 
   /// The last commit's number and last sequence (0, 0 for an empty log).
   func logEnd() throws -> (commit: UInt64, sequence: UInt64) {
-    let cursor = try txn.cursor(dbs.log)
-    guard try cursor.last() else { return (0, 0) }
-    return try cursor.withCurrent { k, v in
-      let h = try CommitCodec.decodeHeader(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
-      return (h.number, h.firstSequence + h.eventCount - 1)
+    return try txn.withCursor(dbs.log) { cursor in
+      guard try cursor.last() else { return (0, 0) }
+      return try cursor.withCurrent { k, v in
+        let h = try CommitCodec.decodeHeader(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+        return (h.number, h.firstSequence + h.eventCount - 1)
+      }
     }
   }
 
   /// The highest identity ever given (0 when none).
   func lastObjectID() throws -> UInt64 {
-    let cursor = try txn.cursor(dbs.identities)
-    guard try cursor.last() else { return 0 }
-    return try cursor.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
+    return try txn.withCursor(dbs.identities) { cursor in
+      guard try cursor.last() else { return 0 }
+      return try cursor.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
+    }
   }
 
   /// `Entity/N` for an object, or `#N` when its identity is unknown.

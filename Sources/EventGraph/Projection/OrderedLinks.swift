@@ -153,45 +153,46 @@ extension GraphReader {
     key: UInt64, target: ObjectID
   )] {
     guard !range.isEmpty else { return [] }
-    let cursor = try txn.cursor(dbs.links)
-    let prefix = StoreKey.links(o, rel)
-    func current() throws -> (key: UInt64, target: ObjectID) {
-      try cursor.withCurrent { k, v in
-        guard KeyField.hasPrefix(k, prefix), let key = KeyField.u64(k, at: 10), let t = KeyField.u64(v, at: 0) else {
+    return try txn.withCursor(dbs.links) { cursor in
+      let prefix = StoreKey.links(o, rel)
+      func current(_ cursor: borrowing Cursor) throws -> (key: UInt64, target: ObjectID) {
+        try cursor.withCurrent { k, v in
+          guard KeyField.hasPrefix(k, prefix), let key = KeyField.u64(k, at: 10), let t = KeyField.u64(v, at: 0) else {
+            throw StoreError.corrupt("\(display(o)): ordered list \(rel) is shorter than its length \(count)")
+          }
+          return (key, ObjectID(t))
+        }
+      }
+      func step(_ cursor: borrowing Cursor, _ forward: Bool) throws {
+        guard try forward ? cursor.next() : cursor.previous() else {
           throw StoreError.corrupt("\(display(o)): ordered list \(rel) is shorter than its length \(count)")
         }
-        return (key, ObjectID(t))
       }
-    }
-    func step(_ forward: Bool) throws {
-      guard try forward ? cursor.next() : cursor.previous() else {
-        throw StoreError.corrupt("\(display(o)): ordered list \(rel) is shorter than its length \(count)")
+      if count > OrderRanks.threshold {
+        let first = try rankedKey(o, rel, at: range.lowerBound)
+        guard try cursor.find(StoreKey.link(o, rel, order: first)) else {
+          throw StoreError.corrupt("\(display(o)): ordered list \(rel) has no member at key \(first)")
+        }
+      } else if range.lowerBound <= count - range.upperBound {
+        guard try cursor.seek(prefix) else { throw StoreError.corrupt("\(display(o)): ordered list \(rel) is empty") }
+        for _ in 0..<range.lowerBound { try step(cursor, true) }
+      } else {
+        // From the last member: the first key past the list, then back one.
+        let past = StoreKey.links(o, rel + 1)
+        if try cursor.seek(past) {
+          try step(cursor, false)
+        } else if try !cursor.last() {
+          throw StoreError.corrupt("\(display(o)): ordered list \(rel) is empty")
+        }
+        for _ in 0..<(count - range.lowerBound - 1) { try step(cursor, false) }
       }
-    }
-    if count > OrderRanks.threshold {
-      let first = try rankedKey(o, rel, at: range.lowerBound)
-      guard try cursor.find(StoreKey.link(o, rel, order: first)) else {
-        throw StoreError.corrupt("\(display(o)): ordered list \(rel) has no member at key \(first)")
+      var result = [try current(cursor)]
+      for _ in 1..<range.count {
+        try step(cursor, true)
+        result.append(try current(cursor))
       }
-    } else if range.lowerBound <= count - range.upperBound {
-      guard try cursor.seek(prefix) else { throw StoreError.corrupt("\(display(o)): ordered list \(rel) is empty") }
-      for _ in 0..<range.lowerBound { try step(true) }
-    } else {
-      // From the last member: the first key past the list, then back one.
-      let past = StoreKey.links(o, rel + 1)
-      if try cursor.seek(past) {
-        try step(false)
-      } else if try !cursor.last() {
-        throw StoreError.corrupt("\(display(o)): ordered list \(rel) is empty")
-      }
-      for _ in 0..<(count - range.lowerBound - 1) { try step(false) }
+      return result
     }
-    var result = [try current()]
-    for _ in 1..<range.count {
-      try step(true)
-      result.append(try current())
-    }
-    return result
   }
 }
 

@@ -62,24 +62,25 @@ extension Snapshot {
     var records: [Stored<R>] = []
     guard wanted > 0 else { return records }
     let related: (ObjectID, PropertyID) throws -> [ObjectID] = { [reader] in try reader.related($0, $1) }
-    let versions = try reader.txn.cursor(reader.dbs.history)
-    let candidates = try plan.candidates()
-    // Room for every candidate at once: a growing array of a generic element copies its
-    // records through their value witnesses at each doubling.
-    records.reserveCapacity(min(wanted, candidates.count))
-    for o in candidates {
-      guard let state = try plan.matchingState(o) else { continue }
-      if skip > 0 {
-        skip -= 1
-        continue
+    try reader.txn.withCursor(reader.dbs.history) { versions in
+      let candidates = try plan.candidates()
+      // Room for every candidate at once: a growing array of a generic element copies its
+      // records through their value witnesses at each doubling.
+      records.reserveCapacity(min(wanted, candidates.count))
+      for o in candidates {
+        guard let state = try plan.matchingState(o) else { continue }
+        if skip > 0 {
+          skip -= 1
+          continue
+        }
+        // Written out rather than through `decodeRecord`: in this one loop the generic
+        // metadata of `Stored<R>` and `Ref<R>` is looked up once, not once a record.
+        let values = RecordValues(
+          reader: RecordReader(schema: schema, state: state, related: related, recordType: R.self))
+        let record = try R(reading: values)
+        records.append(Stored(id: Ref(o), version: try reader.version(of: o, versions), record: record))
+        if records.count == wanted { break }
       }
-      // Written out rather than through `decodeRecord`: in this one loop the generic
-      // metadata of `Stored<R>` and `Ref<R>` is looked up once, not once a record.
-      let values = RecordValues(
-        reader: RecordReader(schema: schema, state: state, related: related, recordType: R.self))
-      let record = try R(reading: values)
-      records.append(Stored(id: Ref(o), version: try reader.version(of: o, versions), record: record))
-      if records.count == wanted { break }
     }
     return records
   }

@@ -137,79 +137,90 @@ struct FreshObjects {
     let none: [UInt8] = []
     // One cursor per database: appending through a cursor that appended last stays on
     // its page instead of descending the tree for every key.
-    let identities = try txn.cursor(dbs.identities)
-    let objects = try txn.cursor(dbs.objects)
-    let history = try txn.cursor(dbs.history)
-    let links = try txn.cursor(dbs.links)
-    // One buffer for every object's record.
-    var record = BinaryWriter(capacity: 256)
-    for (y, s) in states.enumerated() {
-      let o = s.id
-      try identities.put(key: StoreKey.object(o), value: StoreKey.entityPrefix(s.entity), flags: append)
-      record.bytes.removeAll(keepingCapacity: true)
-      s.encode(into: &record)
-      try objects.put(key: StoreKey.object(o), value: record.bytes, flags: append)
-      try history.put(key: StoreKey.history(o, sequence), value: none, flags: append)
-      let isOrdered = ordered[Int(s.entity.rawValue)]
-      let first = graph.slots(y).lowerBound
-      for list in graph.slots(y) where ends[list] < ends[list + 1] {
-        let (p, range) = (list - first, ends[list]..<ends[list + 1])
-        let rel = UInt16(p)
-        if p < isOrdered.count, isOrdered[p] {
-          let list = orderedLists[ListName(object: o, rel: rel)]?.members ?? []
-          guard list.count == range.count, zip(list, targets[range]).allSatisfy({ $0.target == $1 }) else {
-            throw StoreError.corrupt("\(reader.display(o)): the events of relationship \(rel) give another order")
-          }
-          for m in list {
-            try links.put(
-              key: StoreKey.link(o, rel, order: m.key), value: BigEndianKey(m.target.rawValue), flags: append)
-            try txn.put(dbs.members, key: StoreKey.link(o, rel, target: m.target), value: BigEndianKey(m.key))
-          }
-          try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(range.count)))
-          if list.count > OrderRanks.threshold { try reader.writeRankNodes(o, rel, OrderRanks.nodes(list.map(\.key))) }
-        } else if range.count == 1 {
-          try links.put(key: StoreKey.link(o, rel, target: targets[range.lowerBound]), value: none, flags: append)
-        } else {
-          for t in targets[range].sorted() {
-            try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
+    try txn.withCursor(dbs.identities) { identities in
+      try txn.withCursor(dbs.objects) { objects in
+        try txn.withCursor(dbs.history) { history in
+          try txn.withCursor(dbs.links) { links in
+            // One buffer for every object's record.
+            var record = BinaryWriter(capacity: 256)
+            for (y, s) in states.enumerated() {
+              let o = s.id
+              try identities.put(key: StoreKey.object(o), value: StoreKey.entityPrefix(s.entity), flags: append)
+              record.bytes.removeAll(keepingCapacity: true)
+              s.encode(into: &record)
+              try objects.put(key: StoreKey.object(o), value: record.bytes, flags: append)
+              try history.put(key: StoreKey.history(o, sequence), value: none, flags: append)
+              let isOrdered = ordered[Int(s.entity.rawValue)]
+              let first = graph.slots(y).lowerBound
+              for list in graph.slots(y) where ends[list] < ends[list + 1] {
+                let (p, range) = (list - first, ends[list]..<ends[list + 1])
+                let rel = UInt16(p)
+                if p < isOrdered.count, isOrdered[p] {
+                  let list = orderedLists[ListName(object: o, rel: rel)]?.members ?? []
+                  guard list.count == range.count, zip(list, targets[range]).allSatisfy({ $0.target == $1 }) else {
+                    throw StoreError.corrupt(
+                      "\(reader.display(o)): the events of relationship \(rel) give another order")
+                  }
+                  for m in list {
+                    try links.put(
+                      key: StoreKey.link(o, rel, order: m.key), value: BigEndianKey(m.target.rawValue), flags: append)
+                    try txn.put(dbs.members, key: StoreKey.link(o, rel, target: m.target), value: BigEndianKey(m.key))
+                  }
+                  try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(range.count)))
+                  if list.count > OrderRanks.threshold {
+                    try reader.writeRankNodes(o, rel, OrderRanks.nodes(list.map(\.key)))
+                  }
+                } else if range.count == 1 {
+                  try links.put(
+                    key: StoreKey.link(o, rel, target: targets[range.lowerBound]), value: none, flags: append)
+                } else {
+                  for t in targets[range].sorted() {
+                    try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
+                  }
+                }
+              }
+              if let entries = reverse[y] {
+                for (rel, t) in entries.sorted(by: { ($0.rel, $0.source) < ($1.rel, $1.source) }) {
+                  try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
+                }
+              }
+            }
+            // Within an entity the new identities come last, but other entities follow: sorted,
+            // and put through a cursor, which finds a key next to the one it put last without
+            // descending the tree again.
+            var members = states.map { (entity: $0.entity, id: $0.id) }
+            if members.count > 1, zip(members, members.dropFirst()).contains(where: { $0.entity > $1.entity }) {
+              members.sort { ($0.entity, $0.id) < ($1.entity, $1.id) }
+            }
+            try txn.withCursor(dbs.entities) { entities in
+              for m in members { try entities.put(key: StoreKey.entity(m.entity, m.id), value: none) }
+              // Indexed attributes: one entry per value, as the projector keeps them.
+              let indexed = model.entities.map { $0.hasIndexes ? $0.indexed : [] }
+              for s in states where !indexed[Int(s.entity.rawValue)].isEmpty {
+                for (i, isIndexed) in indexed[Int(s.entity.rawValue)].enumerated() where isIndexed {
+                  let a = PropertyID(rawValue: UInt16(i))
+                  guard let v = s[a] else { continue }
+                  try txn.put(
+                    dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: s.id), value: none)
+                }
+              }
+              if model.hasUniquenessConstraints, let unique = dbs.unique {
+                // New objects: they held no keys.
+                let index = UniquenessIndex(txn: txn, db: unique, model: model)
+                let items = try states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
+                  UniquenessIndex.Item(
+                    id: s.id, entity: s.entity,
+                    old: [],
+                    new: try index.keys(s.entity, values: { s[$0] }), value: { s[$0] })
+                }
+                try index.update(items) { reader.display($0) }
+              }
+              try writeOutside(reader, sequence: sequence)
+            }
           }
         }
       }
-      if let entries = reverse[y] {
-        for (rel, t) in entries.sorted(by: { ($0.rel, $0.source) < ($1.rel, $1.source) }) {
-          try links.put(key: StoreKey.link(o, rel, target: t), value: none, flags: append)
-        }
-      }
     }
-    // Within an entity the new identities come last, but other entities follow: sorted,
-    // and put through a cursor, which finds a key next to the one it put last without
-    // descending the tree again.
-    var members = states.map { (entity: $0.entity, id: $0.id) }
-    if members.count > 1, zip(members, members.dropFirst()).contains(where: { $0.entity > $1.entity }) {
-      members.sort { ($0.entity, $0.id) < ($1.entity, $1.id) }
-    }
-    let entities = try txn.cursor(dbs.entities)
-    for m in members { try entities.put(key: StoreKey.entity(m.entity, m.id), value: none) }
-    // Indexed attributes: one entry per value, as the projector keeps them.
-    let indexed = model.entities.map { $0.hasIndexes ? $0.indexed : [] }
-    for s in states where !indexed[Int(s.entity.rawValue)].isEmpty {
-      for (i, isIndexed) in indexed[Int(s.entity.rawValue)].enumerated() where isIndexed {
-        let a = PropertyID(rawValue: UInt16(i))
-        guard let v = s[a] else { continue }
-        try txn.put(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: s.id), value: none)
-      }
-    }
-    if model.hasUniquenessConstraints, let unique = dbs.unique {
-      // New objects: they held no keys.
-      let index = UniquenessIndex(txn: txn, db: unique, model: model)
-      let items = try states.filter { !model.uniqueness[Int($0.entity.rawValue)].isEmpty }.map { s in
-        UniquenessIndex.Item(
-          id: s.id, entity: s.entity, old: [],
-          new: try index.keys(s.entity, values: { s[$0] }), value: { s[$0] })
-      }
-      try index.update(items) { reader.display($0) }
-    }
-    try writeOutside(reader, sequence: sequence)
   }
 
   /// The entries that land on existing objects: appended to their ordered inverses, added

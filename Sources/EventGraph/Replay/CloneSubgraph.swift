@@ -228,59 +228,58 @@ extension VersionReader {
     let relationships = LinkShape.table(model)
     // Two cursors for the whole walk: a subgraph is mostly read in identity order, and
     // LMDB finds a key on the cursor's current page without descending the tree again.
-    let cursors = try MemberCursors(reader)
-    while next < queue.count {
-      let m = queue[next]
-      next += 1
-      let e = graph.states[m].entity
-      guard Int(e.rawValue) < relationships.count else { continue }
-      for r in relationships[Int(e.rawValue)] {
-        let policy = policies.policy(e, r.id)
-        guard policy == .deep || (references && policy == .reference) else { continue }
-        // By index: the walk appends to the graph's targets while it reads them.
-        for k in graph.range(m, r.id) {
-          let t = graph.targets[k]
-          if let i = graph.index(of: t) {
-            // Found by reference first, reached deep now: a member after all.
-            if policy == .deep, graph.promote(t) { queue.append(i) }
-            continue
+    return try reader.txn.withCursor(reader.dbs.objects) { objects in
+      try reader.txn.withCursor(reader.dbs.links) { links in
+        while next < queue.count {
+          let m = queue[next]
+          next += 1
+          let e = graph.states[m].entity
+          guard Int(e.rawValue) < relationships.count else { continue }
+          for r in relationships[Int(e.rawValue)] {
+            let policy = policies.policy(e, r.id)
+            guard policy == .deep || (references && policy == .reference) else { continue }
+            // By index: the walk appends to the graph's targets while it reads them.
+            for k in graph.range(m, r.id) {
+              let t = graph.targets[k]
+              if let i = graph.index(of: t) {
+                // Found by reference first, reached deep now: a member after all.
+                if policy == .deep, graph.promote(t) { queue.append(i) }
+                continue
+              }
+              let found: Bool
+              if asOf == nil {
+                found = try MemberCursors.read(
+                  objects: objects, links: links, t, into: &graph, boundary: policy == .reference, model: model)
+              } else if let tv = try member(t) {
+                graph.add(t, tv, boundary: policy == .reference)
+                found = true
+              } else {
+                found = false
+              }
+              guard found else {
+                throw StoreError.corrupt(
+                  "\(reader.display(graph.ids[m])) names \(reader.display(t)), which does not exist")
+              }
+              if policy == .deep { queue.append(graph.count - 1) }
+              if graph.count % 4096 == 0 { progress(graph.count) }
+            }
           }
-          let found: Bool
-          if asOf == nil {
-            found = try cursors.read(t, into: &graph, boundary: policy == .reference, model: model)
-          } else if let tv = try member(t) {
-            graph.add(t, tv, boundary: policy == .reference)
-            found = true
-          } else {
-            found = false
-          }
-          guard found else {
-            throw StoreError.corrupt("\(reader.display(graph.ids[m])) names \(reader.display(t)), which does not exist")
-          }
-          if policy == .deep { queue.append(graph.count - 1) }
-          if graph.count % 4096 == 0 { progress(graph.count) }
         }
+        return graph
       }
     }
-    return graph
   }
 }
 
-/// Reads current members through two long-lived cursors, one on `objects`, one on `links`.
-struct MemberCursors: ~Copyable {
-  let objects: Cursor
-  let links: Cursor
-
-  init<T: TransactionReading>(_ reader: GraphReader<T>) throws {
-    let o = try reader.txn.cursor(reader.dbs.objects)
-    let l = try reader.txn.cursor(reader.dbs.links)
-    objects = o
-    links = l
-  }
-
+/// Reads current members through two cursors lent for the whole walk, one on `objects`, one
+/// on `links`.
+enum MemberCursors {
   /// Adds the object's current state and relationships to `graph`, straight from the
   /// records; false when it is not live.
-  func read(_ id: ObjectID, into graph: inout Subgraph, boundary: Bool, model: Model) throws -> Bool {
+  static func read(
+    objects: borrowing Cursor, links: borrowing Cursor, _ id: ObjectID, into graph: inout Subgraph, boundary: Bool,
+    model: Model
+  ) throws -> Bool {
     let key = StoreKey.object(id)
     guard try objects.find(key) else { return false }
     let state = try objects.withCurrent { _, v in try ObjectState.decode(v, id: id, model: model) }

@@ -44,8 +44,8 @@ extension EventStore {
     guard let scratchDBs = try StoreDatabases.open(scratchEnv, version: model.version, create: true) else {
       throw StoreError.corrupt("cannot create scratch databases in \(scratch)")
     }
-    let txn = try env.beginRead()
-    let source = txn.handle
+    let source = ReadHandle(try env.beginRead())
+    defer { source.end() }
     if try source.contains(dbs.meta, key: MetaKey.rebuilding) {
       report.problems.append("an interrupted rebuild left the projections incomplete: run rebuild")
     }
@@ -63,8 +63,8 @@ extension EventStore {
       return report
     }
     // The snapshot keeps the scratch environment open (a transaction holds its environment).
-    let scratchTxn = try scratchEnv.beginRead()
-    let replayed = scratchTxn.handle
+    let replayed = ReadHandle(try scratchEnv.beginRead())
+    defer { replayed.end() }
     for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
       do {
         if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
@@ -81,25 +81,27 @@ extension EventStore {
   private static func firstDifference(
     _ name: String, stored: ReadHandle, _ a: Database, replayed: ReadHandle, _ b: Database
   ) throws -> String? {
-    let ca = try stored.cursor(a)
-    let cb = try replayed.cursor(b)
-    var moreA = try ca.first()
-    var moreB = try cb.first()
-    while moreA || moreB {
-      guard moreA else { return "\(name): entry \(hex(try cb.key())) is missing from the store" }
-      guard moreB else { return "\(name): entry \(hex(try ca.key())) is not produced by replaying the log" }
-      let (ka, va) = (try ca.key(), try ca.value())
-      let (kb, vb) = (try cb.key(), try cb.value())
-      if ka != kb {
-        return ka.lexicographicallyPrecedes(kb)
-          ? "\(name): entry \(hex(ka)) is not produced by replaying the log"
-          : "\(name): entry \(hex(kb)) is missing from the store"
+    return try stored.withCursor(a) { ca in
+      return try replayed.withCursor(b) { cb in
+        var moreA = try ca.first()
+        var moreB = try cb.first()
+        while moreA || moreB {
+          guard moreA else { return "\(name): entry \(hex(try cb.key())) is missing from the store" }
+          guard moreB else { return "\(name): entry \(hex(try ca.key())) is not produced by replaying the log" }
+          let (ka, va) = (try ca.key(), try ca.value())
+          let (kb, vb) = (try cb.key(), try cb.value())
+          if ka != kb {
+            return ka.lexicographicallyPrecedes(kb)
+              ? "\(name): entry \(hex(ka)) is not produced by replaying the log"
+              : "\(name): entry \(hex(kb)) is missing from the store"
+          }
+          if va != vb { return "\(name): entry \(hex(ka)) differs from the replayed value" }
+          moreA = try ca.next()
+          moreB = try cb.next()
+        }
+        return nil
       }
-      if va != vb { return "\(name): entry \(hex(ka)) differs from the replayed value" }
-      moreA = try ca.next()
-      moreB = try cb.next()
     }
-    return nil
   }
 
   private static func hex(_ bytes: [UInt8]) -> String {

@@ -30,7 +30,7 @@ public final class Consumer: Sendable {
   /// The last sequence acknowledged (0: none), read from the store.
   public func position() throws -> UInt64 {
     let db = try store.service.consumers()
-    return try store.env.read { txn in try StoreService.position(name, in: db, txn.handle) }
+    return try store.env.read { txn in try StoreService.position(name, in: db, txn) }
   }
 
   /// The commits after the acknowledged position, then live (see

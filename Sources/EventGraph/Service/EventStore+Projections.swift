@@ -37,10 +37,10 @@ extension EventStore {
     while true {
       try Task.checkCancellation()
       let generation = service.notifier.generation
-      let (position, end) = try env.read { txn in
+      let (position, end) = try env.readHandle { txn in
         (
-          try StoreService.position(p.positionKey, in: p.consumers, txn.handle),
-          try GraphReader(txn: txn.handle, dbs: dbs, model: model).logEnd().sequence
+          try StoreService.position(p.positionKey, in: p.consumers, txn),
+          try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence
         )
       }
       if position < end {
@@ -78,12 +78,13 @@ extension EventStore {
     try ServiceError.checkName(name)
     let db = try service.database(ProjectionRunner.databaseName(name, version: model.version), create: false)
     let consumers = try service.consumers()
-    let txn = try env.beginRead()
-    let view = ProjectionView(
-      txn: txn.handle, db: db,
-      position: try StoreService.position(ProjectionRunner.positionKey(name), in: consumers, txn.handle),
-      logEnd: try GraphReader(txn: txn.handle, dbs: dbs, model: model).logEnd().sequence)
-    return try body(view)
+    return try env.readHandle { txn in
+      let view = ProjectionView(
+        txn: txn, db: db,
+        position: try StoreService.position(ProjectionRunner.positionKey(name), in: consumers, txn),
+        logEnd: try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence)
+      return try body(view)
+    }
   }
 
   /// The names of the projections maintained inline by this store object.
@@ -108,8 +109,8 @@ extension EventStore {
     var total = (commits: 0, events: 0)
     while true {
       let (dbs, model) = (self.dbs, self.model)
-      let step = try env.write { txn in
-        try ProjectionRunner.catchUp(p, in: txn.handle, dbs: dbs, model: model, maxEvents: Replay.batchEvents)
+      let step = try commits.run { batch, _ in
+        try ProjectionRunner.catchUp(p, in: batch.handle, dbs: dbs, model: model, maxEvents: Replay.batchEvents)
       }
       total.commits += step.commits
       total.events += step.events

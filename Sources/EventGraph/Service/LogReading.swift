@@ -13,11 +13,12 @@ extension GraphReader {
 
   /// ``version(of:)`` for many objects, with one cursor (a typed fetch's versions).
   func versions(of objects: some Collection<ObjectID>) throws -> [UInt64] {
-    let cursor = try txn.cursor(dbs.history)
-    var result: [UInt64] = []
-    result.reserveCapacity(objects.count)
-    for o in objects { result.append(try version(of: o, cursor)) }
-    return result
+    return try txn.withCursor(dbs.history) { cursor in
+      var result: [UInt64] = []
+      result.reserveCapacity(objects.count)
+      for o in objects { result.append(try version(of: o, cursor)) }
+      return result
+    }
   }
 
   func version(of o: ObjectID, _ cursor: borrowing Cursor) throws -> UInt64 {

@@ -60,18 +60,19 @@ extension EventStore {
     let (dbs, _) = try databases(version: version)
     return try env.read { txn in
       // Backwards from the switch: the upcast's commits keep their sources' order.
-      let c = try txn.cursor(dbs.log)
-      var found = try c.seek(StoreKey.sequence(recorded.position)) ? true : try c.last()
-      while found {
-        let commit = try c.withCurrent { k, v in
-          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+      try txn.withCursor(dbs.log) { c in
+        var found = try c.seek(StoreKey.sequence(recorded.position)) ? true : try c.last()
+        while found {
+          let commit = try c.withCurrent { k, v in
+            try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+          }
+          if commit.firstSequence <= recorded.position, let source = commit.metadata.sourceCommit, source <= sequence {
+            return commit.lastSequence
+          }
+          found = try c.previous()
         }
-        if commit.firstSequence <= recorded.position, let source = commit.metadata.sourceCommit, source <= sequence {
-          return commit.lastSequence
-        }
-        found = try c.previous()
+        return 0
       }
-      return 0
     }
   }
 
@@ -85,7 +86,7 @@ extension EventStore {
         let from = try txn.get(meta, key: UpcastKeys(version: version).from).flatMap({
           Int(String(decoding: $0, as: UTF8.self))
         }),
-        let point = try VersionBuild.switchPoint(from: from, to: version, meta: meta, txn.handle)
+        let point = try VersionBuild.switchPoint(from: from, to: version, meta: meta, txn)
       else { return nil }
       return VersionSwitch(from: from, to: version, sourceEnd: point.source, position: point.destination)
     }
@@ -152,14 +153,14 @@ final class LogFollower {
       try Task.checkCancellation()
       let generation = notifier.generation
       let (dbs, model, position, version) = (self.dbs, self.model, self.position, self.version)
-      let read = try store.env.read { txn -> ReadOutcome in
-        let commits = try GraphReader(txn: txn.handle, dbs: dbs, model: model).commits(
+      let read = try store.env.readHandle { txn -> ReadOutcome in
+        let commits = try GraphReader(txn: txn, dbs: dbs, model: model).commits(
           after: position, maxCommits: 256, maxEvents: 100_000)
         let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
           Int(String(decoding: $0, as: UTF8.self))
         }
         guard commits.isEmpty, let active, active != version else { return ReadOutcome(commits: commits) }
-        let point = try VersionBuild.switchPoint(from: version, to: active, meta: dbs.meta, txn.handle)
+        let point = try VersionBuild.switchPoint(from: version, to: active, meta: dbs.meta, txn)
         return ReadOutcome(commits: commits, active: active, switchPoint: point)
       }
       let (commits, active, switchPoint) = (read.commits, read.active, read.switchPoint)

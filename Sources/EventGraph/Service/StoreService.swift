@@ -44,12 +44,12 @@ final class StoreService: Sendable {
   /// ``LogSequence``).
   static func notifier(env: Environment, dbs: StoreDatabases, model: Model, path: String) -> LogNotifier {
     LogNotifier(dataFile: path + "/data.mdb") {
-      try? env.read { txn in
+      try? env.readHandle { txn in
         let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
           Int(String(decoding: $0, as: UTF8.self))
         }
         guard active == dbs.version else { return .max }
-        return try GraphReader(txn: txn.handle, dbs: dbs, model: model).logEnd().sequence
+        return try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence
       }
     }
   }
@@ -131,7 +131,9 @@ final class StoreService: Sendable {
   }
 
   /// A position (the last sequence a consumer or projection has dealt with); 0 when none.
-  static func position(_ key: String, in db: Database?, _ txn: some TransactionReading) throws -> UInt64 {
+  static func position(_ key: String, in db: Database?, _ txn: borrowing some TransactionReading & ~Copyable) throws
+    -> UInt64
+  {
     guard let db else { return 0 }
     let stored = try txn.withValue(db, key: key) { BigEndianKey.decode($0) }
     return (stored ?? nil) ?? 0

@@ -178,7 +178,7 @@ extension StoreService {
   private func perform(_ work: WriteWork, in batch: CommitBatch, straight: Bool) throws -> WriteOutcome {
     switch work {
     case .side(let body):
-      try batch.handle.nested { child in try body(child.handle) }
+      try batch.handle.nested { try body(batch.handle) }
       return .done
     case .commit(let w):
       let reader = batch.reader

@@ -96,10 +96,11 @@ package final class CommitFloor {
     while done < n {
       let count = min(perTransaction, n - done)
       try store.env.write { txn in
-        let c = try txn.cursor(store.dbs.log)
-        guard try c.last() else { throw StoreError.corrupt("commit floor: the log is empty") }
-        var last = try c.withCurrent { _, v in try CommitCodec.decode(v, context: "the log's last commit") }
-        for _ in 0..<count { last = try write(txn, last) }
+        try txn.withCursor(store.dbs.log) { c in
+          guard try c.last() else { throw StoreError.corrupt("commit floor: the log is empty") }
+          var last = try c.withCurrent { _, v in try CommitCodec.decode(v, context: "the log's last commit") }
+          for _ in 0..<count { last = try write(txn, last) }
+        }
       }
       done += count
     }
@@ -107,9 +108,10 @@ package final class CommitFloor {
 
   /// The highest identity given so far.
   private func lastIdentity(_ txn: borrowing WriteTransaction) throws -> UInt64 {
-    let ids = try txn.cursor(store.dbs.identities)
-    guard try ids.last() else { throw StoreError.corrupt("commit floor: no identities") }
-    return try ids.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
+    return try txn.withCursor(store.dbs.identities) { ids in
+      guard try ids.last() else { throw StoreError.corrupt("commit floor: no identities") }
+      return try ids.withCurrent { k, _ in KeyField.u64(k, at: 0) ?? 0 }
+    }
   }
 
   /// The commit after `last`, of `events`.

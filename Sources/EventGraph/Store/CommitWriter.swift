@@ -42,11 +42,15 @@ final class CommitWriter: Sendable {
     var reruns = 0
     while true {
       try env.growIfNearlyFull()
-      let txn = try env.beginWrite()
+      let txn = WriteHandle(try env.beginWrite())
       do {
-        let batch = CommitBatch(handle: txn.handle, dbs: dbs, model: model, path: path)
-        // The batch's handle must not outlive the transaction: closed whatever happens.
-        defer { batch.isOpen = false }
+        let batch = CommitBatch(handle: txn, dbs: dbs, model: model, path: path)
+        // The batch, and what shares its transaction, end with it whatever happens (the
+        // transaction is aborted here unless committed).
+        defer {
+          batch.isOpen = false
+          txn.end()
+        }
         let result = try body(batch, reruns)
         try txn.commit()
         return result
@@ -70,8 +74,8 @@ struct LogEnd: Sendable, Hashable {
 /// what they leave for the next one to know without reading it back (the log's end, the
 /// next identity).
 final class CommitBatch {
-  /// The transaction's handle: valid while ``isOpen``, which the writer clears when the
-  /// transaction ends.
+  /// The transaction, shared with what the batch makes; the writer ends it (and clears
+  /// ``isOpen``) when the batch ends.
   let handle: WriteHandle
   let dbs: StoreDatabases
   let model: Model
@@ -223,8 +227,8 @@ final class CommitBatch {
   /// on only when `body` returns (a refused commit of the writer thread's batch is rolled
   /// back alone).
   func nested<R>(_ body: (CommitBatch) throws -> R) throws -> R {
-    try handle.nested { child in
-      let inner = CommitBatch(handle: child.handle, dbs: dbs, model: model, path: path)
+    try handle.nested {
+      let inner = CommitBatch(handle: handle, dbs: dbs, model: model, path: path)
       defer { inner.isOpen = false }
       inner.logEnd = logEnd
       inner.nextObject = nextObject

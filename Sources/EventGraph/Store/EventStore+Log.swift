@@ -94,8 +94,8 @@ extension EventStore {
     from number: UInt64, version: Int? = nil, maxCommits: Int = 1_000, maxBytes: Int = 16 << 20
   ) throws -> [CommitRecord] {
     let (dbs, model) = try databases(version: version)
-    return try env.read { txn in
-      let reader = GraphReader(txn: txn.handle, dbs: dbs, model: model)
+    return try env.readHandle { txn in
+      let reader = GraphReader(txn: txn, dbs: dbs, model: model)
       guard let first = try reader.firstSequence(ofCommit: number) else { return [] }
       var records: [CommitRecord] = []
       var bytes = 0
@@ -326,21 +326,22 @@ extension GraphReader {
     // The commit's first sequence lies in lo...hi.
     var lo: UInt64 = 1
     var hi = end.sequence
-    let cursor = try txn.cursor(dbs.log)
-    while lo <= hi {
-      let mid = lo + (hi - lo) / 2
-      guard try cursor.seek(StoreKey.sequence(mid)) else {
-        hi = mid - 1  // no commit starts at or after mid
-        continue
+    return try txn.withCursor(dbs.log) { cursor in
+      while lo <= hi {
+        let mid = lo + (hi - lo) / 2
+        guard try cursor.seek(StoreKey.sequence(mid)) else {
+          hi = mid - 1  // no commit starts at or after mid
+          continue
+        }
+        let (found, start) = try cursor.withCurrent { k, v in
+          let key = KeyField.u64(k, at: 0) ?? 0
+          return (try CommitCodec.decodeHeader(v, context: "log entry \(key)").number, key)
+        }
+        if found == number { return start }
+        if found < number { lo = start + 1 } else { hi = mid - 1 }
       }
-      let (found, start) = try cursor.withCurrent { k, v in
-        let key = KeyField.u64(k, at: 0) ?? 0
-        return (try CommitCodec.decodeHeader(v, context: "log entry \(key)").number, key)
-      }
-      if found == number { return start }
-      if found < number { lo = start + 1 } else { hi = mid - 1 }
+      throw StoreError.corrupt("the log has no commit \(number), although its last commit is \(end.commit)")
     }
-    throw StoreError.corrupt("the log has no commit \(number), although its last commit is \(end.commit)")
   }
 }
 

@@ -148,7 +148,7 @@ public final class EventStore: Sendable {
         try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
         try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
         try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
-        try dbs.putModel(model, txn.handle)
+        try dbs.putModel(model, txn)
       }
     }
     return try EventStore(path: path, options: options)
@@ -201,7 +201,7 @@ public final class EventStore: Sendable {
       throw StoreError.notAStore(path: path, detail: "model version \(active) is missing")
     }
     let model = try Model(json: doc, file: "\(path) (stored model v\(active))")
-    try env.read { try dbs.checkModelHash(model, $0.handle, path: path) }
+    try env.read { try dbs.checkModelHash(model, $0, path: path) }
     self.model = model
     self.registryKey = key
     claimed = false
@@ -219,7 +219,7 @@ public final class EventStore: Sendable {
   /// A handle at `version` sharing `predecessor`'s environment (``atActiveVersion()``).
   private init(following predecessor: EventStore, version: Int) throws {
     let (dbs, model) = try predecessor.databases(version: version)
-    try predecessor.env.read { try dbs.checkModelHash(model, $0.handle, path: predecessor.path) }
+    try predecessor.env.read { try dbs.checkModelHash(model, $0, path: predecessor.path) }
     self.predecessor = predecessor
     self.env = predecessor.env
     self.dbs = dbs
@@ -307,9 +307,12 @@ public final class EventStore: Sendable {
   }
 
   private func read<R>(dbs: StoreDatabases, model: Model, _ body: (Snapshot) throws -> R) throws -> R {
-    let txn = try env.beginRead()
-    let snapshot = Snapshot(reader: GraphReader(txn: txn.handle, dbs: dbs, model: model))
-    defer { snapshot.isOpen = false }
+    let txn = ReadHandle(try env.beginRead())
+    let snapshot = Snapshot(reader: GraphReader(txn: txn, dbs: dbs, model: model))
+    defer {
+      snapshot.isOpen = false
+      txn.end()
+    }
     do {
       return try body(snapshot)
     } catch let e as LMDBError {

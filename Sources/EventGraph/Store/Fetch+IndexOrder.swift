@@ -111,36 +111,37 @@ struct IndexOrderRange {
       group.removeAll(keepingCapacity: true)
       return false
     }
-    let cursor = try reader.txn.cursor(reader.dbs.index)
-    var more = try ascending ? cursor.seek(prefix) : start(backwards: cursor)
-    while more {
-      switch try cursor.withCurrent({ key, _ in step(key) }) {
-      case .end: more = false
-      case .cut: return nil
-      case .skip: break
-      case .entry(let entry) where type == .int64:
-        if entry.order != groupOrder {
-          if !group.isEmpty, try flush() { return found }
-          groupOrder = entry.order
+    return try reader.txn.withCursor(reader.dbs.index) { cursor -> [IndexOrderEntry]? in
+      var more = try ascending ? cursor.seek(prefix) : start(backwards: cursor)
+      while more {
+        switch try cursor.withCurrent({ key, _ in step(key) }) {
+        case .end: more = false
+        case .cut: return nil
+        case .skip: break
+        case .entry(let entry) where type == .int64:
+          if entry.order != groupOrder {
+            if !group.isEmpty, try flush() { return found }
+            groupOrder = entry.order
+          }
+          group.append(entry.object)
+        case .entry(let entry) where ascending:
+          if try check(entry.object, entry.order) { return found }
+        case .entry(let entry):
+          // Descending: this value's keys forwards from its first, then on from before it.
+          let first = prefix + entry.order
+          var forwards = try cursor.seek(first)
+          while forwards, case .entry(let e) = try cursor.withCurrent({ key, _ in step(key) }), e.order == entry.order {
+            if try check(e.object, e.order) { return found }
+            forwards = try cursor.next()
+          }
+          more = try cursor.seek(first) ? cursor.previous() : cursor.last()
+          continue
         }
-        group.append(entry.object)
-      case .entry(let entry) where ascending:
-        if try check(entry.object, entry.order) { return found }
-      case .entry(let entry):
-        // Descending: this value's keys forwards from its first, then on from before it.
-        let first = prefix + entry.order
-        var forwards = try cursor.seek(first)
-        while forwards, case .entry(let e) = try cursor.withCurrent({ key, _ in step(key) }), e.order == entry.order {
-          if try check(e.object, e.order) { return found }
-          forwards = try cursor.next()
-        }
-        more = try cursor.seek(first) ? cursor.previous() : cursor.last()
-        continue
+        if more { more = try ascending ? cursor.next() : cursor.previous() }
       }
-      if more { more = try ascending ? cursor.next() : cursor.previous() }
+      if !group.isEmpty { _ = try flush() }
+      return found
     }
-    if !group.isEmpty { _ = try flush() }
-    return found
   }
 
   /// Puts the cursor on the range's last entry (or before it, when the range is empty).

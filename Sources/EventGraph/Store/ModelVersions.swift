@@ -11,24 +11,25 @@ extension StoreDatabases {
   static func modelHashKey(_ version: Int) -> String { "modelHash.v\(version)" }
 
   /// Writes `model` as its version's document, with its hash.
-  func putModel(_ model: Model, _ txn: WriteHandle) throws {
+  func putModel(_ model: Model, _ txn: borrowing some TransactionWriting & ~Copyable) throws {
     try txn.put(models, key: BigEndianKey(UInt64(model.version)), value: Array(model.jsonText.utf8))
     try txn.put(meta, key: Self.modelHashKey(model.version), value: model.contentHash)
   }
 
   /// The hash written for `version`, `nil` when none was (a store written before).
-  func storedModelHash<T: TransactionReading>(_ version: Int, _ txn: T) throws -> String? {
+  func storedModelHash(_ version: Int, _ txn: borrowing some TransactionReading & ~Copyable) throws -> String? {
     try txn.get(meta, key: Self.modelHashKey(version)).map { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Refuses a stored version whose document does not hash to the hash written with it.
-  func checkModelHash<T: TransactionReading>(_ model: Model, _ txn: T, path: String) throws {
+  func checkModelHash(_ model: Model, _ txn: borrowing some TransactionReading & ~Copyable, path: String) throws {
     guard let stored = try storedModelHash(model.version, txn), stored != model.contentHash else { return }
     throw StoreError.modelHashMismatch(path: path, version: model.version, stored: stored, computed: model.contentHash)
   }
 
   /// The stored model of `version`, `nil` when the store has none.
-  func storedModel<T: TransactionReading>(_ version: Int, _ txn: T, path: String) throws -> Model? {
+  func storedModel(_ version: Int, _ txn: borrowing some TransactionReading & ~Copyable, path: String) throws -> Model?
+  {
     guard let doc = try txn.get(models, key: BigEndianKey(UInt64(version))) else { return nil }
     return try Model(json: doc, file: "\(path) (stored model v\(version))")
   }

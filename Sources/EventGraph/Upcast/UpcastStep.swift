@@ -3,19 +3,20 @@ import LMDB
 /// One source commit's migration through one step of an upcast: what the migration module
 /// reads (the source state after the commit, the associations) and where it writes (a
 /// destination transaction, committed with the source commit's time and metadata).
-package final class UpcastStep {
+public final class UpcastStep {
   /// The step's place in the chain (0 for the first).
-  package let index: Int
+  public let index: Int
   /// The source commit, as it is in the source log.
-  package let commit: Commit
+  public let commit: Commit
   /// The commit's events in this step's source version: the source commit's for the first
   /// step, the step before's output for a later one.
-  package let events: [Event]
+  public let events: [Event]
   let sourceModel: Model
   let destinationModel: Model
   /// The source state after the commit.
-  package let source: SourceGraph
-  package let associations: Associations
+  public let source: SourceGraph
+  /// What each earlier source commit made in this step's destination, kept across commits.
+  public let associations: Associations
   private let stage: VersionBuild.Stage
   private let batch: CommitBatch
   private let identities: IdentityCounter
@@ -48,13 +49,13 @@ package final class UpcastStep {
   }
 
   /// The next identity for a destination object that keeps no source's.
-  package func nextIdentity() -> ObjectID {
+  public func nextIdentity() -> ObjectID {
     defer { identities.next += 1 }
     return ObjectID(identities.next)
   }
 
   /// The destination transaction of this commit, closed when the step ends.
-  package func destination(metadata: CommitMetadata) -> Transaction {
+  public func destination(metadata: CommitMetadata) -> Transaction {
     let tx = batch.transaction(metadata: metadata)
     transactions.append(tx)
     return tx
@@ -70,7 +71,7 @@ package final class UpcastStep {
 
   /// Validates and writes what `tx` recorded: a commit of the destination log with the
   /// source commit's time (the last step), or the scratch projection alone (another step).
-  package func finish(_ tx: Transaction) throws {
+  public func finish(_ tx: Transaction) throws {
     written = try batch.commit(tx, time: commit.time, log: stage.isFinal)
     output = tx.events
   }
@@ -83,34 +84,36 @@ package final class UpcastStep {
 /// It lives for one source commit's migration, after the commit's events were applied, and
 /// remembers the last object read: the mappings' expressions read one object's attributes
 /// one after the other.
-package final class SourceGraph: QueryObjectSource {
+public final class SourceGraph: QueryObjectSource {
   let projector: Projector
   private var recent: ObjectState?
 
   init(projector: Projector) { self.projector = projector }
 
   /// The object's state after the commit; `nil` when it does not exist.
-  package func state(_ object: ObjectID) throws -> ObjectState? {
+  public func state(_ object: ObjectID) throws -> ObjectState? {
     if let r = recent, r.id == object { return r }
     let s = try projector.state(object)
     if s != nil { recent = s }
     return s
   }
 
-  package func value(of object: ObjectID, attribute: PropertyID) throws -> Value? {
+  /// An attribute's value after the commit; `nil` when unset or the object is gone.
+  public func value(of object: ObjectID, attribute: PropertyID) throws -> Value? {
     try state(object)?[attribute]
   }
 
-  package func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] {
+  /// The targets of a relationship after the commit, in order for an ordered one.
+  public func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] {
     try projector.reader.related(object, relationship)
   }
 
   /// The entity an object had, alive or deleted (`nil` when it never existed).
-  package func entity(everOf object: ObjectID) throws -> EntityID? { try projector.reader.entity(of: object) }
+  public func entity(everOf object: ObjectID) throws -> EntityID? { try projector.reader.entity(of: object) }
 
   /// Every link of an object: its own relationships, and the links without an inverse
   /// that point at it.
-  package func links(of object: ObjectID) throws -> [ObjectID] { try projector.reader.allLinks(object).map(\.target) }
+  public func links(of object: ObjectID) throws -> [ObjectID] { try projector.reader.allLinks(object).map(\.target) }
 }
 
 /// Association of (mapping, source object, key) with the destination object it made,
@@ -126,7 +129,7 @@ package final class SourceGraph: QueryObjectSource {
 /// read a source's destinations several times (to reconcile, to link, as another mapping's
 /// targets). Remembering them for the whole batch took 3% more instructions off but held
 /// 11 MiB more at the benchmark's size (with batches of 50,000 events).
-package final class Associations {
+public final class Associations {
   let txn: WriteHandle
   /// mapping u16 · source u64 · key bytes → destination u64.
   let forward: Database
@@ -170,7 +173,7 @@ package final class Associations {
   func forgetRemembered() { known.removeAll(keepingCapacity: true) }
 
   /// The destinations made from `source` by `mapping`, in key order.
-  package func destinations(mapping: Int, source: ObjectID) throws -> [(String, ObjectID)] {
+  public func destinations(mapping: Int, source: ObjectID) throws -> [(String, ObjectID)] {
     let pair = Pair(mapping: mapping, source: source)
     if let d = known[pair] { return d }
     let p = Self.prefix(mapping, source)
@@ -185,7 +188,7 @@ package final class Associations {
   }
 
   /// The (mapping, source) a destination object was made from.
-  package func source(of destination: ObjectID) throws -> (mapping: Int, source: ObjectID)? {
+  public func source(of destination: ObjectID) throws -> (mapping: Int, source: ObjectID)? {
     guard keepsReverse else {
       throw VersionBuildError("the way back from destination to source is kept only for steps with Swift policies")
     }
@@ -196,7 +199,9 @@ package final class Associations {
     return (mapping, ObjectID(s))
   }
 
-  package func add(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
+  /// Records that `mapping` made `destination` from `source` under `key` (the name of what
+  /// the mapping makes, for a source that makes several).
+  public func add(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
     let k = Self.key(mapping, source, key)
     try txn.put(forward, key: k, value: BigEndianKey(destination.rawValue))
     if keepsReverse { try txn.put(reverse, key: BigEndianKey(destination.rawValue), value: k) }
@@ -208,7 +213,9 @@ package final class Associations {
     known.values[i].insert((key, destination), at: at)
   }
 
-  package func remove(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
+  /// Forgets what ``add(mapping:source:key:destination:)`` recorded: the source no longer
+  /// makes that destination under `key`.
+  public func remove(mapping: Int, source: ObjectID, key: String, destination: ObjectID) throws {
     try txn.delete(forward, key: Self.key(mapping, source, key))
     if keepsReverse { try txn.delete(reverse, key: BigEndianKey(destination.rawValue)) }
     if let i = known.index(forKey: Pair(mapping: mapping, source: source)) {

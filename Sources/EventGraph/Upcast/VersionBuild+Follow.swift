@@ -59,10 +59,10 @@ extension VersionBuild {
   /// Where this build stands.
   package func followState() throws -> FollowState {
     let (meta, keys, sourceDBs, model) = (sourceDBs.meta, keys, sourceDBs, store.model)
-    return try store.env.read { txn in
+    return try store.env.readHandle { txn in
       let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
       let checkpoint = try txn.get(meta, key: keys.checkpoint).flatMap { BigEndianKey.decode($0) }
-      let end = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: model).logEnd().sequence
+      let end = try GraphReader(txn: txn, dbs: sourceDBs, model: model).logEnd().sequence
       return FollowState(
         active: active ?? 0, checkpoint: checkpoint, sourceEnd: end,
         switchRequested: try txn.contains(meta, key: keys.switchRequest) && Self.requesterWaits(store.path))
@@ -115,7 +115,9 @@ extension VersionBuild {
   /// Where the switch from `from` to `to` happened: the source log's last sequence and the
   /// destination log's then (the positions that correspond); `nil` when `to` was not made
   /// from `from` by an upcast, or was made before these were recorded.
-  static func switchPoint<T: TransactionReading>(from: Int, to: Int, meta: Database, _ txn: T) throws -> (
+  static func switchPoint(
+    from: Int, to: Int, meta: Database, _ txn: borrowing some TransactionReading & ~Copyable
+  ) throws -> (
     source: UInt64, destination: UInt64
   )? {
     let keys = UpcastKeys(version: to)

@@ -9,7 +9,27 @@ import LMDB
 /// owns every database it reads and writes: the first step's scratch copy of the source
 /// state, each step's output (the last one a version's log and projections, the others
 /// scratch projections), the associations, and the `meta` keys of the checkpoint.
-package final class VersionBuild {
+///
+/// It is public so that a migration engine outside this module — `EventGraphMigration`'s
+/// `Upcaster` is the one in this package — can drive it without reaching LMDB or the codec:
+///
+/// ```swift
+/// let build = try VersionBuild(store: store, steps: [(destination: v2, keepsReverse: false)])
+/// _ = try build.start(fingerprint: VersionBuild.fingerprint(mappingText), discardingNewerCommits: false)
+/// while true {
+///   let counts = try build.runBatch(maxEvents: 10_000) { step in
+///     let tx = step.destination(metadata: step.commit.metadata)
+///     // … write what the source commit (step.commit, step.events, step.source) becomes …
+///     try step.finish(tx)
+///   }
+///   if counts.finished { break }
+/// }
+/// ```
+///
+/// A batch runs in one write transaction through the store's commit writer; the objects it
+/// hands `migrate` (``UpcastStep``, ``SourceGraph``, ``Associations``) share it and must not
+/// be kept past the call.
+public final class VersionBuild {
   /// One step of the chain (v1→v2, v2→v3, …): where it reads its source state and where it writes.
   struct Stage {
     let sourceModel: Model
@@ -34,7 +54,7 @@ package final class VersionBuild {
   ///
   /// - Parameter steps: each step's destination model, and whether it keeps the way back
   ///   from destination to source in its associations (Swift policies read it).
-  package init(store: EventStore, steps: [(destination: Model, keepsReverse: Bool)]) throws {
+  public init(store: EventStore, steps: [(destination: Model, keepsReverse: Bool)]) throws {
     guard let lastStep = steps.last else { throw VersionBuildError("an upcast needs a mapping") }
     self.store = store
     let env = store.env
@@ -70,7 +90,7 @@ package final class VersionBuild {
 
   /// A short fingerprint of `text` (the chain's models and mappings): resuming an upcast
   /// with other ones is refused.
-  package static func fingerprint(_ text: String) -> String {
+  public static func fingerprint(_ text: String) -> String {
     String(CRC32C.checksum(Array(text.utf8)), radix: 16)
   }
 
@@ -81,12 +101,13 @@ package final class VersionBuild {
   /// - Parameter discardingNewerCommits: start afresh even though the destination version
   ///   has commits of its own (written after an earlier upcast, then rolled back).
   /// - Returns: whether it resumes.
-  package func start(fingerprint: String, discardingNewerCommits: Bool) throws -> Bool {
+  public func start(fingerprint: String, discardingNewerCommits: Bool) throws -> Bool {
     started = (fingerprint, discardingNewerCommits)
     let (sourceDBs, keys, stages, store) = (self.sourceDBs, self.keys, self.stages, self.store)
     let destination = destinationModel
-    return try store.env.write { txn in
-      let last = try GraphReader(txn: txn.handle, dbs: sourceDBs, model: store.model).lastObjectID()
+    return try store.commits.run { batch, _ in
+      let txn = batch.handle
+      let last = try GraphReader(txn: txn, dbs: sourceDBs, model: store.model).lastObjectID()
       // Resume only if no source object was made since the start: new objects of the
       // destination take identities from `base` on, which new source objects would share.
       if let existing = try txn.get(sourceDBs.meta, key: keys.fingerprint),
@@ -100,18 +121,19 @@ package final class VersionBuild {
       // Starting afresh empties the destination log: refuse if commits were written in that
       // version after an earlier upcast (they are at its end, without a source commit).
       let output = stages[stages.count - 1].output
-      let c = try txn.cursor(output.log)
-      if try c.last() {
-        let tail = try c.withCurrent { k, v in
-          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
-        }
+      let tail = try txn.withCursor(output.log) { c in
+        try c.last()
+          ? try c.withCurrent { k, v in try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)") }
+          : nil
+      }
+      if let tail {
         if tail.metadata.sourceCommit == nil && !discardingNewerCommits {
           throw VersionBuildError(
             "version \(destination.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)"
           )
         }
       }
-      for stage in stages { try Self.refuseReplacing(stage.destinationModel, txn.handle, sourceDBs, store) }
+      for stage in stages { try Self.refuseReplacing(stage.destinationModel, txn, sourceDBs, store) }
       // Fresh: every step's output, scratch state and associations start empty.
       for (_, db) in stages[0].source.projections { try txn.empty(db) }
       for stage in stages {
@@ -119,7 +141,7 @@ package final class VersionBuild {
         try txn.empty(stage.output.log)
         try txn.empty(stage.forward)
         try txn.empty(stage.reverse)
-        try sourceDBs.putModel(stage.destinationModel, txn.handle)
+        try sourceDBs.putModel(stage.destinationModel, txn)
       }
       try txn.put(sourceDBs.meta, key: keys.fingerprint, value: fingerprint)
       try txn.put(sourceDBs.meta, key: keys.checkpoint, value: BigEndianKey(0))
@@ -175,7 +197,7 @@ package final class VersionBuild {
   /// and events it wrote, whether it switched the store to the destination, whether it
   /// found source objects made with identities the destination may have given, and so
   /// started the upcast afresh instead, and whether it read to the end of the source log.
-  package typealias BatchCounts = (
+  public typealias BatchCounts = (
     commitsRead: Int, eventsRead: Int, commitsWritten: Int, eventsWritten: Int, finished: Bool, restarted: Bool,
     caughtUp: Bool
   )
@@ -191,7 +213,7 @@ package final class VersionBuild {
   /// refused (``StoreError/Code/versionChanged``).
   ///
   /// - Throws: what `migrate` throws, the store's errors.
-  package func runBatch(maxEvents: Int, switching: Bool = true, _ migrate: (UpcastStep) throws -> Void) throws
+  public func runBatch(maxEvents: Int, switching: Bool = true, _ migrate: (UpcastStep) throws -> Void) throws
     -> BatchCounts
   {
     do {
@@ -316,7 +338,7 @@ package final class VersionBuild {
   }
 
   /// Live destination objects per entity, in the model's order.
-  package func objectsPerEntity() throws -> [(entity: String, count: Int)] {
+  public func objectsPerEntity() throws -> [(entity: String, count: Int)] {
     let entities = stages[stages.count - 1].output.entities
     let model = destinationModel
     return try store.env.read { txn in
@@ -336,8 +358,9 @@ package final class VersionBuild {
 
 /// Why an upcast's storage refused; the migration module reports it as its own error, with
 /// the same message.
-package struct VersionBuildError: Error, CustomStringConvertible {
-  package let description: String
+public struct VersionBuildError: Error, CustomStringConvertible {
+  /// The message, as the migration module reports it.
+  public let description: String
   init(_ message: String) { self.description = message }
 }
 
@@ -384,21 +407,22 @@ extension VersionBuild {
   /// has not moved on since).
   ///
   /// - Returns: the version now active.
-  package static func rollback(_ store: EventStore, to version: Int?) throws -> Int {
+  public static func rollback(_ store: EventStore, to version: Int?) throws -> Int {
     let active = store.model.version
     let path = store.path
     let meta = store.dbs.meta
-    return try store.env.write { transaction in
-      let txn = transaction.handle  // a copyable reference, for the local functions below
+    return try store.commits.run { batch, _ in
+      let txn = batch.handle  // shared by the local functions below
       func text(_ key: String) throws -> String? {
         try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) }
       }
       func end(of v: Int) throws -> UInt64 {
         guard let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false) else { return 0 }
-        let c = try txn.cursor(log)
-        guard try c.last() else { return 0 }
-        return try c.withCurrent { k, v in
-          try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)").lastSequence
+        return try txn.withCursor(log) { c in
+          guard try c.last() else { return 0 }
+          return try c.withCurrent { k, v in
+            try CommitCodec.decode(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)").lastSequence
+          }
         }
       }
       let target: Int
