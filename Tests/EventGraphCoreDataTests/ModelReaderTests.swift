@@ -291,6 +291,7 @@ struct CoreDataFuzzRegressionTests {
       (#"<!DOCTYPE m [<!ENTITY a "b">]><model/>"#, 13),
       // A declaration left open: its `?>` is a later instruction's (XMLParser crashed).
       (#"<?xml version="1.0" a="b"/>"# + "\n<x/>\n<?nc?>\n<model/>", 0),
+      ("<?xml ve>\n<Curreoel<?xmlp?>\n<! pl>\n", 0),  // the plist fuzzer's, the same crash
     ])
   func processingInstruction(_ c: (String, Int)) {
     #expect {
