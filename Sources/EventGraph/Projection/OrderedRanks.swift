@@ -243,14 +243,14 @@ extension GraphReader where T == WriteHandle {
       let node = OrderRanks.NodeName(level: level, prefix: OrderRanks.prefix(key, level: level))
       let digit = OrderRanks.digit(key, level: level)
       guard let pending else {
-        var bytes = try nodeBytes(o, rel, node) ?? []
+        var bytes = try storedNodeBytes(o, rel, node) ?? []
         guard OrderRanks.add(delta, at: digit, in: &bytes) else { throw noMember(o, rel) }
         try setNode(o, rel, node, bytes.isEmpty ? nil : bytes)
         continue
       }
       // In place in the pending node, read from the store the first time.
       let k = PendingRanks.Key(object: o, rel: rel, node: node)
-      if pending.nodes[k] == nil { pending.nodes[k] = try nodeBytes(o, rel, node) ?? [] }
+      if pending.nodes[k] == nil { pending.nodes[k] = try storedNodeBytes(o, rel, node) ?? [] }
       guard OrderRanks.add(delta, at: digit, in: &pending.nodes[k, default: []]) else { throw noMember(o, rel) }
     }
   }
@@ -278,11 +278,9 @@ extension GraphReader where T == WriteHandle {
     pending.nodes.removeAll(keepingCapacity: true)
   }
 
-  /// A node's bytes as the commit left them so far; `nil` when it does not exist.
-  private func nodeBytes(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName) throws -> [UInt8]? {
-    if let bytes = pending?.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] {
-      return bytes.isEmpty ? nil : bytes
-    }
+  /// A node's bytes in the store (the pending ones are the caller's to look at first);
+  /// `nil` when it does not exist.
+  private func storedNodeBytes(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName) throws -> [UInt8]? {
     guard let bytes = try txn.get(dbs.members, key: StoreKey.rankNode(o, rel, node)) else { return nil }
     guard bytes.count == OrderRanks.nodeSize else {
       throw StoreError.corrupt("\(display(o)): ordered list \(rel) has a count node of \(bytes.count) bytes")
