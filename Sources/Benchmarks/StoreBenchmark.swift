@@ -49,14 +49,7 @@ enum StoreBenchmark {
           let cpu = threadCPUSeconds()
           defer { batchedCPU += threadCPUSeconds() - cpu }
           st = try measure(operations: eventsPerRound) {
-            for _ in 0..<eventsPerRound / 1000 {
-              try store.write { tx in
-                for _ in 0..<100 {
-                  let o = try tx.insert("Item")
-                  for a in 1...9 { try tx.set(o, "a\(a)", .string(value)) }
-                }
-              }
-            }
+            try appendBatches(eventsPerRound / 1000, to: store, value: value)
           }
         }
       }
@@ -213,7 +206,30 @@ enum StoreBenchmark {
   /// `store.write`, without fsync unless `durable`. With `tasks`, the service benchmark's
   /// update workload instead: that many tasks at once, each setting its own object through
   /// `store.commit` (group commit).
-  static func profileCommits(_ commits: Int, durable: Bool, tasks: Int?, inserts: Bool) throws {
+  /// The batched appends' commits: 1,000 events each, 100 objects × (insert + 9 sets).
+  static func appendBatches(_ commits: Int, to store: EventStore, value: String) throws {
+    for _ in 0..<commits {
+      try store.write { tx in
+        for _ in 0..<100 {
+          let o = try tx.insert("Item")
+          for a in 1...9 { try tx.set(o, "a\(a)", .string(value)) }
+        }
+      }
+    }
+  }
+
+  static func profileCommits(_ commits: Int, durable: Bool, tasks: Int?, inserts: Bool, batched: Bool) throws {
+    if batched {
+      // The batched appends of `run`, alone (for an instruction count under callgrind).
+      let dir = try temporaryDirectory(prefix: "bench-commits")
+      defer { try? removeDirectory(dir) }
+      let store = try EventStore.create(at: dir + "/store", model: try model())
+      let m = try measure(operations: commits * 1000) {
+        try appendBatches(commits, to: store, value: String(repeating: "v", count: Baselines.valueSize))
+      }
+      print("\(commits) commits of 1,000 events: \(Int(m.rate)) events/s")
+      return
+    }
     if let tasks {
       // The service benchmark's workload, whose commit path this profiles.
       let (m, perBatch) = try ServiceBenchmark.concurrentCommits(

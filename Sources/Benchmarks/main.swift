@@ -23,13 +23,14 @@ if let i = arguments.firstIndex(of: "--latency-writer") {
   }
 }
 // A profiling aid: `Benchmarks commit-profile [N] [--durable] [--tasks T [--inserts]]` makes
-// N single-event commits (with tasks, the service benchmark's updates, or its inserts).
+// N single-event commits (with tasks, the service benchmark's updates, or its inserts);
+// `commit-profile N --batched` makes N of the store section's 1,000-event commits.
 if arguments.first == "commit-profile" {
   do {
     let n = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
     try StoreBenchmark.profileCommits(
       n, durable: arguments.contains("--durable"), tasks: numbers(after: "--tasks").first,
-      inserts: arguments.contains("--inserts"))
+      inserts: arguments.contains("--inserts"), batched: arguments.contains("--batched"))
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
