@@ -12,9 +12,9 @@ final class Projector {
   let txn: WriteHandle
   let dbs: StoreDatabases
   let model: Model
-  var reader: GraphReader<WriteHandle> { GraphReader(txn: txn, dbs: dbs, model: model, pending: ranks) }
-  /// The count nodes of long ordered lists changed since the object records were last written.
-  private let ranks = PendingRanks()
+  /// Reads the projection with the count nodes not yet written (made once: each read and
+  /// write of a commit goes through it).
+  let reader: GraphReader<WriteHandle>
 
   /// Objects loaded or changed in this commit.
   private var cache: [ObjectID: Cached] = [:]
@@ -64,6 +64,15 @@ final class Projector {
     self.txn = txn
     self.dbs = dbs
     self.model = model
+    // The count nodes of long ordered lists changed since the object records were last
+    // written.
+    reader = GraphReader(txn: txn, dbs: dbs, model: model, pending: PendingRanks())
+  }
+
+  /// Makes room in the commit's cache for the objects of `events` more events, so that a
+  /// long commit (a list of a hundred thousand links) grows it once rather than by doublings.
+  func expect(events: Int) {
+    cache.reserveCapacity(cache.count + events)
   }
 
   // MARK: - State as of the events applied so far

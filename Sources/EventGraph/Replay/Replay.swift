@@ -14,6 +14,7 @@ enum Replay {
   /// Applies one logged commit to a projection (everything but the log entry itself), each
   /// event as it is decoded.
   static func project(_ reader: inout CommitCodec.EventReader, _ projector: Projector) throws {
+    projector.expect(events: reader.eventCount)
     while let e = try reader.next() { try projector.apply(e) }
     let commit = reader.header
     if let key = commit.metadata.idempotencyKey {
