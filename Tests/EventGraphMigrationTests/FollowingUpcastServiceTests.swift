@@ -110,6 +110,46 @@ struct FollowingUpcastServiceTests {
     #expect(seen.count == index + 2)
   }
 
+  @Test(
+    "durable consumers continue in the upcast version from the positions that correspond to the ones they saved; one that saved nothing, or reset to 0 there, starts at 0"
+  )
+  func consumersCarryTheirPositions() async throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    _ = try seedStore(dir + "/s")
+    let v1Commits: [Commit]
+    do {
+      let store = try EventStore(path: dir + "/s")
+      for i in 0..<5 {
+        try await store.commit { tx in
+          try tx.insert("AddressBook", ["firstName": .string("c\(i)"), "lastName": .string("x"), "phone1": .string("0\(i)")])
+        }
+      }
+      v1Commits = try store.read { try $0.commits() }
+      try await store.consumer("mailer").acknowledge(v1Commits[4])
+      try await store.consumer("done").acknowledge(v1Commits[v1Commits.count - 1])
+      try await store.consumer("fresh").reset(to: 0)
+    }
+    _ = try EventStore.upcast(at: dir + "/s", to: try Examples.v2(), mapping: try Examples.mapping())
+    let store = try EventStore(path: dir + "/s")
+    #expect(store.model.version == 2)
+    let carried = try store.position(in: 2, correspondingTo: v1Commits[4].lastSequence)
+    #expect(carried > 0)
+    #expect(try store.consumer("mailer").position() == carried)
+    // Its commits go on with the one made from the next source commit.
+    var commits = try store.consumer("mailer").commits().makeAsyncIterator()
+    #expect(try await commits.next()?.metadata.sourceCommit == v1Commits[5].firstSequence)
+    #expect(try store.consumer("done").position() == store.versionSwitch(to: 2)?.position)
+    #expect(try store.consumer("fresh").position() == 0)
+    #expect(try store.consumer("never").position() == 0)
+    // A position saved in the new version is its own, 0 included; the old ones stay.
+    try await store.consumer("done").reset(to: 0)
+    #expect(try store.consumer("done").position() == 0)
+    try await store.consumer("mailer").acknowledge(through: carried + 1)
+    #expect(try store.consumer("mailer").position() == carried + 1)
+    #expect(try store.consumerPositions().map(\.name).sorted() == ["done", "mailer"])
+  }
+
   @Test("a second following upcast of the store is refused while one runs, and a request to switch to nothing")
   func secondBuilderRefused() async throws {
     let dir = temporaryDirectory()

@@ -28,9 +28,14 @@ public final class Consumer: Sendable {
   }
 
   /// The last sequence acknowledged (0: none), read from the store.
+  ///
+  /// Positions are kept per model version. In a version an upcast made, a consumer that has
+  /// saved no position there yet continues from the one it saved in the version the upcast
+  /// read, carried to the new log
+  /// (``EventStore/position(in:correspondingTo:)``): a service restarted after a switch
+  /// neither misses nor repeats the commits made from what it had dealt with.
   public func position() throws -> UInt64 {
-    let db = try store.service.consumers()
-    return try store.env.read { txn in try StoreService.position(name, in: db, txn) }
+    try store.consumerPosition(name, version: store.model.version)
   }
 
   /// The commits after the acknowledged position, then live (see
@@ -59,16 +64,13 @@ public final class Consumer: Sendable {
   }
 
   /// Moves the position to `sequence`, backwards too (0: replay the whole log).
+  ///
+  /// The position is saved even when it is 0, so that a version an upcast made does not
+  /// carry the old version's position over it.
   public func reset(to sequence: UInt64 = 0) async throws {
     guard let db = try store.service.consumers() else { throw StoreError.readOnly(path: store.path) }
     let key = name
-    try await store.service.sideWrite { txn in
-      if sequence == 0 {
-        try txn.delete(db, key: key)
-      } else {
-        try txn.put(db, key: key, value: BigEndianKey(sequence))
-      }
-    }
+    try await store.service.sideWrite { txn in try txn.put(db, key: key, value: BigEndianKey(sequence)) }
   }
 
   /// Handles every commit after the position, then new ones as they land.
@@ -100,7 +102,36 @@ extension EventStore {
     return Consumer(name: name, store: self)
   }
 
+  /// The position of consumer `name` in `version`'s log: the one saved there, else, for a
+  /// version an upcast made, the one of the version it was made from, carried over
+  /// (through every upcast of a chain); 0 when there is none.
+  func consumerPosition(_ name: String, version: Int) throws -> UInt64 {
+    var version = version
+    // The versions an upcast went through, newest first, down to one holding a position.
+    var through: [Int] = []
+    // Bounded: each step goes to an older version, so a chain ends; a damaged meta
+    // database could still name a loop.
+    for _ in 0..<64 {
+      let db = try service.database(StoreDatabases.name("consumers", version: version), create: false)
+      if let saved = try env.read({ txn in try db.flatMap { try txn.get($0, key: name) } }) {
+        var position = BigEndianKey.decode(saved) ?? 0
+        for newer in through.reversed() where position > 0 {
+          position = try self.position(in: newer, correspondingTo: position)
+        }
+        return position
+      }
+      guard let made = try versionSwitch(to: version) else { return 0 }
+      through.append(version)
+      version = made.from
+    }
+    return 0
+  }
+
   /// Every saved position by name: consumers, and projections as `projection:NAME`.
+  ///
+  /// Only the positions saved in this handle's version: a consumer that carries its
+  /// position over from the version an upcast read (``Consumer/position()``) is listed once
+  /// it saves one here.
   public func consumerPositions() throws -> [(name: String, position: UInt64)] {
     guard let db = try service.consumers() else { return [] }
     return try env.read { txn in
