@@ -122,7 +122,8 @@ struct FollowingUpcastServiceTests {
       let store = try EventStore(path: dir + "/s")
       for i in 0..<5 {
         try await store.commit { tx in
-          try tx.insert("AddressBook", ["firstName": .string("c\(i)"), "lastName": .string("x"), "phone1": .string("0\(i)")])
+          try tx.insert(
+            "AddressBook", ["firstName": .string("c\(i)"), "lastName": .string("x"), "phone1": .string("0\(i)")])
         }
       }
       v1Commits = try store.read { try $0.commits() }
