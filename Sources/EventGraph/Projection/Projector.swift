@@ -137,6 +137,24 @@ final class Projector {
     hot = nil
   }
 
+  /// The entity of a link's live target: from this commit's copy when it has one, else
+  /// from the head of its stored record, which is not kept.
+  ///
+  /// A link changes no record, and a list of a hundred thousand members would otherwise
+  /// hold every member's record in the cache for the rest of the batch.
+  private func linkTargetEntity(_ t: ObjectID) throws -> EntityID {
+    if let h = hot, h.id == t { return h.entity }
+    if let i = cache.index(forKey: t) {
+      guard let r = cache.values[i].record else { throw StoreError.noSuchObject(reader.display(t)) }
+      return r.entity
+    }
+    let stored = try txn.withValue(dbs.objects, key: StoreKey.object(t)) { b in
+      try ObjectState.readRecord(b, id: t, model: model) { (_, entity, _) throws(CorruptionError) in entity.id }
+    }
+    guard let stored else { throw StoreError.noSuchObject(reader.display(t)) }
+    return stored
+  }
+
   private func requireRecord(_ o: ObjectID) throws -> ProjectedObject {
     guard let r = try record(o) else { throw StoreError.noSuchObject(reader.display(o)) }
     return r
@@ -148,7 +166,11 @@ final class Projector {
   }
 
   private func relationship(of o: ProjectedObject, _ rel: PropertyID) throws -> Relationship {
-    let e = try entity(o.entity)
+    try relationship(ofEntity: o.entity, rel)
+  }
+
+  private func relationship(ofEntity entityID: EntityID, _ rel: PropertyID) throws -> Relationship {
+    let e = try entity(entityID)
     guard case .relationship(let r)? = e.property(rel)?.kind else {
       throw StoreError.corrupt("\(e.name) has no relationship \(rel.rawValue)")
     }
@@ -216,13 +238,13 @@ final class Projector {
     case .link(let o, let relID, let t, let position):
       let s = try requireRecord(o)
       let r = try relationship(of: s, relID)
-      let target = try requireRecord(t)
-      guard model.isKind(target.entity, of: r.destination) else {
+      let target = try linkTargetEntity(t)
+      guard model.isKind(target, of: r.destination) else {
         throw StoreError.corrupt("\(reader.display(o)).\(r.name): target \(reader.display(t)) has the wrong entity")
       }
       try addLink(o, r, t, position: position)
       if let inv = r.inverse {
-        try addLink(t, try relationship(of: target, inv), o, position: nil)
+        try addLink(t, try relationship(ofEntity: target, inv), o, position: nil)
       } else {
         try txn.put(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o), value: [UInt8]())
       }
