@@ -158,6 +158,12 @@ struct FollowingUpcastTests {
     #expect(v2Log.out.contains("v2  ") && v2Log.out.contains("from source commit at 1"), "\(v2Log.out)")
     let phones = try ToolRunner.eventtool(["fetch", path, "PhoneBook", "--version", "2", "--limit", "3"])
     #expect(phones.status == 0 && phones.out.contains("PhoneBook/"), "\(phones.err)")
+    // One object of the version being built; the active version has no such entity.
+    let phone = phones.out.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("PhoneBook/") }.map(String.init)
+    let shown = try ToolRunner.eventtool(["show", path, phone ?? "PhoneBook/?", "--version", "2"])
+    #expect(shown.status == 0 && shown.out.hasPrefix(phone ?? "PhoneBook/?"), "\(shown.out)\(shown.err)")
+    #expect(shown.out.contains("phoneNumber = "), "\(shown.out)")
+    #expect(try ToolRunner.eventtool(["show", path, phone ?? "PhoneBook/?"]).status == 1)
     let noVersion = try ToolRunner.eventtool(["log", path, "--version", "9"])
     #expect(noVersion.status == 1 && noVersion.err.contains("9"), "\(noVersion.err)")
     let missing = try ToolRunner.eventtool(["switch", path, "--to", "9"])

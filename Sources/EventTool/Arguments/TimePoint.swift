@@ -27,18 +27,21 @@ enum TimePoint {
 
   /// The point's sequence, checked against the store's log.
   func sequence(in store: EventStore) throws -> UInt64 {
-    try store.read { s in
-      switch self {
-      case .commit(let n): return try s.lastSequence(ofCommit: n)
-      case .event(let at):
-        do {
-          return try s.commitEnd(at: at)
-        } catch let e as StoreError where e.code == .sequenceInsideCommit {
-          let (c, first, last) = (e.commit ?? 0, e.firstSequence ?? 0, e.lastSequence ?? 0)
-          throw ToolError.failed(
-            "--at \(at): \(e); for the state after commit \(c) give --at-commit \(c) (or --at \(last)), before it --at-commit \(c - 1) (or --at \(first - 1))"
-          )
-        }
+    try store.read { s in try sequence(in: s) }
+  }
+
+  /// The point's sequence, checked against the log of the snapshot's version.
+  func sequence(in s: Snapshot) throws -> UInt64 {
+    switch self {
+    case .commit(let n): return try s.lastSequence(ofCommit: n)
+    case .event(let at):
+      do {
+        return try s.commitEnd(at: at)
+      } catch let e as StoreError where e.code == .sequenceInsideCommit {
+        let (c, first, last) = (e.commit ?? 0, e.firstSequence ?? 0, e.lastSequence ?? 0)
+        throw ToolError.failed(
+          "--at \(at): \(e); for the state after commit \(c) give --at-commit \(c) (or --at \(last)), before it --at-commit \(c - 1) (or --at \(first - 1))"
+        )
       }
     }
   }

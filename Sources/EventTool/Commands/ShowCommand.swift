@@ -11,18 +11,18 @@ struct ShowCommand: ToolCommand {
       PositionalSpec("STORE", help: "The store directory."),
       PositionalSpec("ID", help: "The object's identity, Entity/N."),
     ],
-    options: TimePoint.options + [OptionSpec("json", help: "Print the object as its export line.")],
+    options: TimePoint.options + [OptionSpec("json", help: "Print the object as its export line."), readVersionOption],
     examples: [
       "eventtool show book.store AddressBook/1", "eventtool show book.store AddressBook/1 --at-commit 2 --json",
-      "eventtool show book.store AddressBook/1 --at 12",
+      "eventtool show book.store AddressBook/1 --at 12", "eventtool show book.store PhoneBook/7 --version 2",
     ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let point = try TimePoint.parse(a)
     let text = try a.required("ID")
     let store = try openStore(try a.required("STORE"))
-    let at = try point?.sequence(in: store)
-    try store.read { s in
+    try read(store, a) { s in
+      let at = try point?.sequence(in: s)
       let record: ObjectRecord
       if let at {
         let id = try LogCommand.identity(text, in: s)
