@@ -89,9 +89,11 @@ public final class Environment: @unchecked Sendable {
   /// - Throws: ``LMDBError`` (``LMDBError/noSuchFile`` when the directory is missing,
   ///   ``LMDBError/invalid`` when the file is not an LMDB environment).
   public init(path: String, options: EnvironmentOptions = .init()) throws(LMDBError) {
-    try Self.checkDataFile(
-      options.flags.contains(.noSubdirectory) ? path : path + "/data.mdb", full: options.checkPages,
-      checksummed: options.checksummedDatabases ?? { _ in false })
+    let dataFile = options.flags.contains(.noSubdirectory) ? path : path + "/data.mdb"
+    let checksummed = options.checksummedDatabases ?? { _ in false }
+    // The meta pages and the length before LMDB maps the file; the trees once it is open,
+    // under a read transaction (``checkPages(_:checksummed:)``).
+    let existing = try Self.checkDataFile(dataFile, full: false, checksummed: checksummed)
     var env: OpaquePointer?
     try check(mdb_env_create(&env), "mdb_env_create")
     guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
@@ -117,6 +119,37 @@ public final class Environment: @unchecked Sendable {
     }
     // Readers left behind by processes that died would pin old pages forever.
     _ = try? clearStaleReaders()
+    // Thrown here, the environment is closed by `deinit`.
+    if existing && options.checkPages { try checkPages(dataFile, checksummed: checksummed) }
+  }
+
+  /// Walks every tree of the data file as one read transaction of this environment sees it.
+  ///
+  /// The walk reads the file, not the map, while writers in other processes may commit: an
+  /// open read transaction keeps them from reusing the pages of its snapshot, so the walk
+  /// reads one consistent set of trees (without it, a page freed and rewritten during the
+  /// walk looked like damage). Beginning a read transaction reads only the meta pages,
+  /// which ``checkDataFile(_:full:checksummed:)`` checked before the file was mapped.
+  private func checkPages(_ dataFile: String, checksummed: (String) -> Bool) throws(LMDBError) {
+    // Two commits between the transaction's start and the read of its meta page rewrite
+    // that page: then again, with a newer snapshot.
+    for _ in 0..<16 {
+      var txn: OpaquePointer?
+      try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(page check)")
+      guard let txn else { throw LMDBError(code: 12, operation: "mdb_txn_begin(page check)") }
+      defer { mdb_txn_abort(txn) }
+      let snapshot = UInt64(mdb_txn_id(txn))
+      do {
+        try Self.reportingDamage(dataFile) {
+          try PageCheck.check(dataFile: dataFile, checksummed: checksummed, snapshot: snapshot)
+        }
+        return
+      } catch let e where e.code == Self.snapshotMoved {
+        continue
+      }
+    }
+    throw LMDBError(
+      code: MDB_BAD_TXN, operation: "page check: writers rewrote both meta pages during each of 16 attempts")
   }
 
   deinit { mdb_env_close(handle) }
@@ -125,16 +158,33 @@ public final class Environment: @unchecked Sendable {
   ///
   /// Its meta pages and length always (a file shorter than its pages in use faults the
   /// reads of the missing ones), every page when `full`. A missing or empty file is a new environment.
-  private static func checkDataFile(_ file: String, full: Bool, checksummed: (String) -> Bool) throws(LMDBError) {
+  ///
+  /// - Returns: whether there was a file to check.
+  @discardableResult
+  private static func checkDataFile(_ file: String, full: Bool, checksummed: (String) -> Bool) throws(LMDBError)
+    -> Bool
+  {
     let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
     // Unreadable is LMDB's to report (permission denied), not damage.
-    guard let size, size > 0, FileManager.default.isReadableFile(atPath: file) else { return }
+    guard let size, size > 0, FileManager.default.isReadableFile(atPath: file) else { return false }
+    try reportingDamage(file) { try PageCheck.check(dataFile: file, full: full, checksummed: checksummed) }
+    return true
+  }
+
+  /// The code a check reports its snapshot's meta page rewritten with (`EAGAIN`): it is
+  /// tried again, never shown.
+  private static let snapshotMoved: Int32 = 11
+
+  /// Runs a check of `file`, its findings as ``LMDBError``s.
+  private static func reportingDamage(_ file: String, _ body: () throws -> Void) throws(LMDBError) {
     do {
-      try PageCheck.check(dataFile: file, full: full, checksummed: checksummed)
+      try body()
     } catch let damage as FileDamage {
       throw LMDBError(damage: damage)
     } catch is NotAnLMDBFile {
       throw LMDBError(code: MDB_INVALID, operation: "mdb_env_open(\(file))")
+    } catch is SnapshotOverwritten {
+      throw LMDBError(code: snapshotMoved, operation: "page check")
     } catch {
       throw LMDBError(damage: FileDamage(file: file, detail: "\(error)"))
     }

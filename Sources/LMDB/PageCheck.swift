@@ -129,10 +129,24 @@ public enum PageCheck {
   /// - Parameter checksummed: the named databases whose values carry a checksum
   ///   (``DatabaseFlags/checksummed``): each of their entries is checked against it too,
   ///   which also finds a changed key that kept its place in the key order.
+  /// - Parameter snapshot: the transaction whose trees to walk, one a read transaction of
+  ///   this process holds open (so that no writer reuses their pages meanwhile); its meta
+  ///   page gone from the file (two commits since) throws ``SnapshotOverwritten``.
   @discardableResult
   public static func check(
-    dataFile: String, full: Bool = true, checksummed: (String) -> Bool = { _ in false }
+    dataFile: String, full: Bool = true, checksummed: (String) -> Bool = { _ in false }, snapshot: UInt64? = nil
   ) throws -> MetaPage {
+    if let snapshot {
+      let file = try PageFile(path: dataFile)
+      guard let meta = file.metas().compactMap({ try? $0.get() }).first(where: { $0.transaction == snapshot })
+      else { throw SnapshotOverwritten() }
+      try file.checkLength(meta)
+      if full {
+        var walk = Walk(file: file, meta: meta)
+        try walk.run(checksummed: checksummed)
+      }
+      return meta
+    }
     // A writer in another process may commit meanwhile and reuse pages the walk is reading:
     // damage found under a meta page that is no longer the newest is looked at again.
     var attempts = 0
@@ -295,6 +309,9 @@ final class PageFile {
 
 /// The file is not an LMDB data file at all (neither meta page has LMDB's magic number).
 struct NotAnLMDBFile: Error {}
+
+/// The meta page of the transaction a check was to walk was overwritten before it was read.
+struct SnapshotOverwritten: Error {}
 
 /// A walk of every tree reachable from one meta page.
 struct Walk {

@@ -103,6 +103,39 @@ struct LoggedEvent {
 
 @Suite("Several processes on one store: writers, followers, consumers", .serialized)
 struct MultiProcessTests {
+  @Test(
+    "a store opened with its pages checked while another process keeps committing is never reported damaged"
+  )
+  func pageCheckUnderWriters() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/s"
+    #expect(try ToolRunner.run("StressWriter", [path, "--count", "0"]).status == 0)
+    // Four tasks committing through group commit, each every few milliseconds: the file's
+    // pages are freed and reused all through each check's walk, and the store stays small
+    // enough for a hundred walks of a debug build.
+    let writer = try Child(
+      "StressWriter", [path, "--count", "100000", "--per-commit", "1", "--async", "4", "--pause", "5"])
+    defer { if writer.process.isRunning { kill(writer.process.processIdentifier, SIGKILL) } }
+    #expect(writer.wait(seconds: 60) { $0.lines.count >= 200 }, "\(writer.errorOutput)")
+    var checked = 0
+    for _ in 0..<100 {
+      do {
+        let store = try EventStore(path: path, options: StoreOptions(readOnly: true, checkPages: true))
+        #expect(try store.lastSequence() > 0)
+        checked += 1
+      } catch {
+        Issue.record("open \(checked + 1) with the pages checked failed: \(error)")
+        break
+      }
+    }
+    #expect(writer.process.isRunning, "the writer stopped: \(writer.errorOutput)")
+    kill(writer.process.processIdentifier, SIGKILL)
+    _ = writer.finish(seconds: 10)
+    #expect(checked == 100)
+    #expect(try ToolRunner.eventtool(["verify", path]).status == 0)
+  }
+
   @Test("two processes write one store while a third follows it: the follower sees every commit once, in order")
   func twoWritersOneFollower() throws {
     let dir = temporaryDirectory()
