@@ -56,7 +56,9 @@ public final class UpcastStep {
 
   /// The destination transaction of this commit, closed when the step ends.
   public func destination(metadata: CommitMetadata) -> Transaction {
-    let tx = batch.transaction(metadata: metadata)
+    // The step's first transaction reuses the buffers of the batch's previous commit (that
+    // commit's transactions are closed); a second one, open beside it, gets its own.
+    let tx = batch.transaction(metadata: metadata, sharingBuffers: transactions.isEmpty)
     transactions.append(tx)
     return tx
   }
