@@ -56,7 +56,14 @@ public final class UpcastStep {
 
   /// The destination transaction of this commit, closed when the step ends.
   public func destination(metadata: CommitMetadata) -> Transaction {
-    let tx = batch.transaction(metadata: metadata)
+    // The step's first transaction reuses the buffers of the batch's previous commit (that
+    // commit's transactions are closed); a second one, open beside it, gets its own.
+    // An insert without an identity (a Swift policy's) takes the one after the destination's
+    // last, read afresh for each source commit as when every commit had a batch of its own:
+    // kept for the whole batch, it would depend on where batches begin, and the upcast of a
+    // log's first commits would no longer be a prefix of the whole one.
+    if transactions.isEmpty { batch.nextObject = nil }
+    let tx = batch.transaction(metadata: metadata, sharingBuffers: transactions.isEmpty)
     transactions.append(tx)
     return tx
   }

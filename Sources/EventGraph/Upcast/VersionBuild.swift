@@ -271,6 +271,10 @@ public final class VersionBuild {
     let associations = stages.map {
       Associations(txn: txn, forward: $0.forward, reverse: $0.reverse, keepsReverse: $0.keepsReverse)
     }
+    // Each step's destination for the whole batch: its log end is read once, and one
+    // commit's projector buffers serve the next (a fresh batch per commit read the log's end
+    // and grew a projector's tables from empty every time).
+    let destinations = stages.map { batch.writing(to: $0.output, model: $0.destinationModel) }
     for c in commits {
       var input = c.events
       for (i, stage) in stages.enumerated() {
@@ -279,7 +283,7 @@ public final class VersionBuild {
         associations[i].forgetRemembered()
         let step = UpcastStep(
           index: i, commit: c, events: input, stage: stage, source: SourceGraph(projector: projector),
-          associations: associations[i], destination: batch.writing(to: stage.output, model: stage.destinationModel),
+          associations: associations[i], destination: destinations[i],
           identities: counters[i])
         defer { step.close() }
         try step.applySourceEvents()
