@@ -182,8 +182,14 @@ struct FollowingUpcastTests {
 
     // The killed builder blocks nobody: a new one resumes and switches when caught up,
     // while `log --follow` follows the log across the switch.
+    let start = try EventStore(path: path, options: StoreOptions(readOnly: true)).lastSequence()
+    let logFollower = try Child("eventtool", ["log", path, "--follow", "--from", "\(start + 1)"])
+    // A commit of version 1 that the follower prints: it follows version 1 before the
+    // upcast resumes (one that opened the store after the switch would read version 2).
+    let v1Line = #"{"id": "f", "entity": "AddressBook", "attributes": {"firstName": "F", "lastName": "L"}}"#
+    #expect(try ToolRunner.eventtool(["import", path, "-"], input: v1Line + "\n").status == 0)
+    #expect(logFollower.wait(seconds: 30) { $0.output.contains("firstName = 'F'") }, "\(logFollower.errorOutput)")
     let end = try EventStore(path: path, options: StoreOptions(readOnly: true)).lastSequence()
-    let logFollower = try Child("eventtool", ["log", path, "--follow", "--from", "\(end)"])
     let resumed = try ToolRunner.eventtool(["upcast", path] + Self.upcastArguments + ["--follow", "--switch"])
     #expect(resumed.status == 0, "\(resumed.err)")
     #expect(resumed.out.contains("(resumed)"), "\(resumed.out)")
