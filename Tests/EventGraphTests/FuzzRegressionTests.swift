@@ -70,4 +70,18 @@ struct FuzzRegressionTests {
     #expect(value.json == .string("2023-11-14T22:13:20.127Z"))
     #expect(try Value.fromJSON(value.json, as: .date) == value)
   }
+
+  /// An empty pattern at the end of the text: `'\r' ENDSWITH ''`, found by `predicate`.
+  ///
+  /// The check that a match does not split a CR LF pair read the byte past the end there (an
+  /// index out of bounds, a trap). Kept in `Fuzz/corpus/predicate/finding-empty-pattern-after-cr`.
+  @Test(arguments: ["\r", "a\r", "\r\n", "", "ab"])
+  func emptyPatternAtTheEndOfTheText(_ text: String) {
+    for lowercase in [false, true] {
+      #expect(StringMatching.testASCII(.endsWith, text, [], lowercase: lowercase))
+      #expect(StringMatching.testASCII(.beginsWith, text, [], lowercase: lowercase))
+      #expect(StringMatching.testASCII(.contains, text, [], lowercase: lowercase))
+      #expect(StringMatching.testASCII(.equal, text, [], lowercase: lowercase) == text.isEmpty)
+    }
+  }
 }

@@ -78,7 +78,8 @@ enum StringMatching {
         k &+= 1
       }
       // Not inside a CR LF pair at either end.
-      if start > 0, byte(start &- 1) == 0x0D, byte(start) == 0x0A { return false }
+      // (An empty pattern may match at the very end, where there is no byte to look at.)
+      if start > 0, start < n, byte(start &- 1) == 0x0D, byte(start) == 0x0A { return false }
       if m > 0, start &+ m < n, byte(start &+ m &- 1) == 0x0D, byte(start &+ m) == 0x0A { return false }
       return true
     }
