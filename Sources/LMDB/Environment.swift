@@ -93,7 +93,7 @@ public final class Environment: @unchecked Sendable {
     let checksummed = options.checksummedDatabases ?? { _ in false }
     // The meta pages and the length before LMDB maps the file; the trees once it is open,
     // under a read transaction (``checkPages(_:checksummed:)``).
-    let existing = try Self.checkDataFile(dataFile, full: false, checksummed: checksummed)
+    let existing = try Self.checkDataFile(dataFile)
     var env: OpaquePointer?
     try check(mdb_env_create(&env), "mdb_env_create")
     guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
@@ -129,7 +129,7 @@ public final class Environment: @unchecked Sendable {
   /// open read transaction keeps them from reusing the pages of its snapshot, so the walk
   /// reads one consistent set of trees (without it, a page freed and rewritten during the
   /// walk looked like damage). Beginning a read transaction reads only the meta pages,
-  /// which ``checkDataFile(_:full:checksummed:)`` checked before the file was mapped.
+  /// which ``checkDataFile(_:)`` checked before the file was mapped.
   private func checkPages(_ dataFile: String, checksummed: (String) -> Bool) throws(LMDBError) {
     // Two commits between the transaction's start and the read of its meta page rewrite
     // that page: then again, with a newer snapshot.
@@ -156,18 +156,16 @@ public final class Environment: @unchecked Sendable {
 
   /// Checks an existing data file before LMDB maps it.
   ///
-  /// Its meta pages and length always (a file shorter than its pages in use faults the
-  /// reads of the missing ones), every page when `full`. A missing or empty file is a new environment.
+  /// Its meta pages and length (a file shorter than its pages in use faults the reads of the
+  /// missing ones); the pages themselves are walked once it is open (``checkPages(_:checksummed:)``).
+  /// A missing or empty file is a new environment.
   ///
   /// - Returns: whether there was a file to check.
-  @discardableResult
-  private static func checkDataFile(_ file: String, full: Bool, checksummed: (String) -> Bool) throws(LMDBError)
-    -> Bool
-  {
+  private static func checkDataFile(_ file: String) throws(LMDBError) -> Bool {
     let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
     // Unreadable is LMDB's to report (permission denied), not damage.
     guard let size, size > 0, FileManager.default.isReadableFile(atPath: file) else { return false }
-    try reportingDamage(file) { try PageCheck.check(dataFile: file, full: full, checksummed: checksummed) }
+    try reportingDamage(file) { try PageCheck.check(dataFile: file, full: false) }
     return true
   }
 
