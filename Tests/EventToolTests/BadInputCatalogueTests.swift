@@ -28,7 +28,10 @@ struct BadInputCatalogueTests {
     try FileManager.default.copyItem(atPath: fixtures.path(c.fixture.other), toPath: dir + "/other")
     for (name, kind) in c.files.sorted(by: { $0.key < $1.key }) { try kind.make(at: dir + "/" + name) }
     let before = try StoreContents(store)
-    let arguments = c.arguments.map { c.expand($0, dir: dir) }
+    // Another user may not be able to reach the checkout (a clone in a folder only its owner
+    // may enter, as `mktemp -d` makes): the case then reads copies of the example files.
+    let exampleFiles = c.access == .owner ? examples : try Permissions.copyExamples(into: dir)
+    let arguments = c.arguments.map { c.expand($0, dir: dir, examples: exampleFiles) }
     let r: ToolRunner.Result
     if c.access == .owner {
       r = try ToolRunner.eventtool(arguments, input: c.input)
@@ -102,7 +105,7 @@ struct BadInput: Sendable, CustomTestStringConvertible {
 
   /// `@S` the case's store, `@O` the other fixture's copy, `@D` the case's directory,
   /// `@X` Docs/examples, `@C` the Core Data fixtures (Tests/EventGraphCoreDataTests/Fixtures).
-  func expand(_ text: String, dir: String) -> String {
+  func expand(_ text: String, dir: String, examples: String = examples) -> String {
     text.replacingOccurrences(of: "@S", with: dir + "/store").replacingOccurrences(of: "@O", with: dir + "/other")
       .replacingOccurrences(of: "@D", with: dir).replacingOccurrences(of: "@X", with: examples)
       .replacingOccurrences(of: "@C", with: CoreDataCommandTests.fixtures)
@@ -237,8 +240,43 @@ enum Permissions {
 
   static func runAsOtherUser(_ arguments: [String], input: String?) throws -> ToolRunner.Result {
     guard isRoot else { return try ToolRunner.eventtool(arguments, input: input) }
-    let tool = ToolRunner.productsDirectory.appendingPathComponent("eventtool").path
     return try ToolRunner.runSystem(
-      setpriv, ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", tool] + arguments, input: input)
+      setpriv, ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", try sharedTool.get()] + arguments,
+      input: input)
+  }
+
+  /// Copies `Docs/examples` into the case's directory, which the other user will own.
+  ///
+  /// - Returns: the copy's path, for `@X`.
+  static func copyExamples(into dir: String) throws -> String {
+    let copy = dir + "/examples"
+    try FileManager.default.copyItem(atPath: examples, toPath: copy)
+    return copy
+  }
+
+  /// The built `eventtool`, copied into a folder every user may enter.
+  ///
+  /// The checkout's own `.build` may lie where only its owner can reach it. The copy is named by the build's
+  /// size and time, so that later runs of the same build reuse it and a new build replaces
+  /// it; it is written under a temporary name and renamed, for test processes side by side.
+  static let sharedTool: Result<String, any Error> = Result {
+    let built = ToolRunner.productsDirectory.appendingPathComponent("eventtool").path
+    let attributes = try FileManager.default.attributesOfItem(atPath: built)
+    let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    let time = Int64((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("eventtool-shared-\(geteuid())").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    guard chmod(dir, 0o755) == 0 else { throw Fixtures.FixtureError(description: "cannot open \(dir) to others") }
+    let tool = dir + "/eventtool-\(size)-\(time)"
+    if FileManager.default.isExecutableFile(atPath: tool) { return tool }
+    for old in try FileManager.default.contentsOfDirectory(atPath: dir) {
+      try? FileManager.default.removeItem(atPath: dir + "/" + old)
+    }
+    let partial = tool + ".\(getpid())"
+    try FileManager.default.copyItem(atPath: built, toPath: partial)
+    guard chmod(partial, 0o755) == 0, rename(partial, tool) == 0 else {
+      throw Fixtures.FixtureError(description: "cannot place a copy of eventtool at \(tool)")
+    }
+    return tool
   }
 }
