@@ -4,21 +4,41 @@ internal import CLMDB
 public protocol LMDBBytes {
   /// Calls `body` with the bytes; the pointer is valid only inside `body`.
   func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+
+  /// Whether the bytes are the value's own memory, never a page of an LMDB map.
+  ///
+  /// A put into a checksummed database writes such a value straight into the space LMDB
+  /// reserves for it; any other value is first copied aside, since the put may move the
+  /// page it was read from before it would be copied. `false` unless a type says otherwise.
+  var isOwnMemory: Bool { get }
+}
+
+extension LMDBBytes {
+  public var isOwnMemory: Bool { false }
 }
 
 extension Array: LMDBBytes where Element == UInt8 {
+  /// Always: the storage is the value's own.
+  public var isOwnMemory: Bool { true }
+
   public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     try withUnsafeBytes(body)
   }
 }
 
 extension ArraySlice: LMDBBytes where Element == UInt8 {
+  /// Always: the storage is the value's own.
+  public var isOwnMemory: Bool { true }
+
   public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     try withUnsafeBytes(body)
   }
 }
 
 extension String: LMDBBytes {
+  /// Always: the storage is the value's own.
+  public var isOwnMemory: Bool { true }
+
   public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     var copy = self
     // SAFETY: withUTF8 gives contiguous UTF-8 storage for the duration of the closure.
@@ -30,6 +50,8 @@ extension String: LMDBBytes {
 public struct BigEndianKey: LMDBBytes, Sendable, Hashable {
   public var value: UInt64
   public init(_ value: UInt64) { self.value = value }
+  /// Always: the bytes are a local copy of the integer.
+  public var isOwnMemory: Bool { true }
 
   public func withLMDBBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     var be = value.bigEndian

@@ -11,24 +11,27 @@ enum EntryChecksum {
 
   /// The checksum of `key` followed by `value`.
   static func of(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> UInt32 {
-    ~update(update(0xFFFF_FFFF, key), value)
+    // SAFETY: reads `count` bytes from the start of each buffer, as bytes, and writes none;
+    // a buffer without a base address is passed as empty.
+    eventgraph_crc32c_pair(
+      key.baseAddress, key.baseAddress == nil ? 0 : key.count, value.baseAddress,
+      value.baseAddress == nil ? 0 : value.count)
   }
 
-  private static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
-    // SAFETY: the bytes are only read, as bytes; `crc32_iscsi` reads `count` bytes from the
-    // start of the buffer and writes none (its parameter lacks `const` in the header only).
-    // Keys and values are far below its `int` length limit (LMDB caps values at 4 GiB, and
-    // the loop below splits anything larger anyway).
-    let typed = bytes.bindMemory(to: UInt8.self)
-    guard let base = typed.baseAddress else { return crc }
-    var crc = crc
-    var offset = 0
-    while offset < typed.count {
-      let n = min(typed.count - offset, 1 << 30)
-      crc = crc32_iscsi(UnsafeMutablePointer(mutating: base + offset), Int32(n), crc)
-      offset += n
+  /// Inputs up to this length are checksummed by the processor's instruction inline (the
+  /// limit `eventgraph_crc32c_pair` in CISAL's shim applies); longer ones by ISA-L.
+  static let shortLength = 256
+
+  /// The checksum of `key` and `value` computed by ISA-L alone (the reference the inline
+  /// path is tested against).
+  static func ofByLibrary(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for bytes in [key, value] where bytes.baseAddress != nil {
+      // SAFETY: read only, as bytes, whole (`eventgraph_crc32c_long` cuts the length into
+      // pieces `crc32_iscsi`'s `int` can hold).
+      crc = eventgraph_crc32c_long(crc, bytes.baseAddress, bytes.count)
     }
-    return crc
+    return ~crc
   }
 
   /// Calls `body` with `value` followed by its checksum (for `key`), as it is stored.
@@ -44,6 +47,16 @@ enum EntryChecksum {
       write(of(key, value), into: buffer, at: value.count)
       return body(UnsafeRawBufferPointer(buffer))
     }
+  }
+
+  /// Writes `value` and then `crc` into `region`, which LMDB reserved for exactly them.
+  static func fill(_ region: UnsafeMutableRawPointer, _ value: UnsafeRawBufferPointer, _ crc: UInt32) {
+    // SAFETY: `region` holds `value.count + size` writable bytes (the reservation's size),
+    // inside a dirty page of the caller's transaction, and `value` does not overlap it (it
+    // is the caller's buffer, or a page of the map that this put did not reserve).
+    let buffer = UnsafeMutableRawBufferPointer(start: region, count: value.count + size)
+    if let base = value.baseAddress, value.count > 0 { region.copyMemory(from: base, byteCount: value.count) }
+    write(crc, into: buffer, at: value.count)
   }
 
   /// Bytes as lowercase hexadecimal (the first 64 of them), to name a key in a message.

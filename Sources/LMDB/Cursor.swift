@@ -99,13 +99,30 @@ public struct Cursor: ~Copyable {
   /// page it is on, without searching the tree again: the fast way to write keys in order.
   @inlinable
   public func put(key: some LMDBBytes, value: some LMDBBytes, flags: PutFlags = []) throws(LMDBError) {
-    try key.withLMDBBytes { k in value.withLMDBBytes { v in put(k, v, flags) } }.get()
+    try key.withLMDBBytes { k in value.withLMDBBytes { v in put(k, v, flags, owned: value.isOwnMemory) } }.get()
   }
 
   @usableFromInline
-  func put(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags) -> Result<Void, LMDBError> {
+  func put(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, owned: Bool)
+    -> Result<Void, LMDBError>
+  {
     guard database.checksummed else { return putRaw(k, v, flags) }
-    return EntryChecksum.withStored(k, v) { putRaw(k, $0, flags) }
+    // As `TransactionAccess.putBytes`: written into the reserved space unless the value
+    // lies in the map.
+    guard owned else {
+      return EntryChecksum.withStored(k, v) { putRaw(k, $0, flags) }
+    }
+    let crc = EntryChecksum.of(k, v)
+    var kv = MDB_val(k)
+    var vv = MDB_val(mv_size: v.count + EntryChecksum.size, mv_data: nil)
+    do { try check(mdb_cursor_put(handle, &kv, &vv, flags.rawValue | UInt32(MDB_RESERVE)), "mdb_cursor_put") } catch {
+      return .failure(error)
+    }
+    guard let region = vv.mv_data else {
+      return .failure(LMDBError(code: MDB_PANIC, operation: "mdb_cursor_put(reserve)"))
+    }
+    EntryChecksum.fill(region, v, crc)
+    return .success(())
   }
 
   private func putRaw(_ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags)

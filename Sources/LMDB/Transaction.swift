@@ -160,7 +160,7 @@ extension TransactionWriting where Self: ~Copyable {
     throws(LMDBError) -> Bool
   {
     try key.withLMDBBytes { k in
-      value.withLMDBBytes { v in lend { $0.putBytes(db, k, v, flags, appendFirst: false) } }
+      value.withLMDBBytes { v in lend { $0.putBytes(db, k, v, flags, appendFirst: false, owned: value.isOwnMemory) } }
     }.get()
   }
 
@@ -177,7 +177,7 @@ extension TransactionWriting where Self: ~Copyable {
     throws(LMDBError) -> Bool
   {
     try key.withLMDBBytes { k in
-      value.withLMDBBytes { v in lend { $0.putBytes(db, k, v, flags, appendFirst: true) } }
+      value.withLMDBBytes { v in lend { $0.putBytes(db, k, v, flags, appendFirst: true, owned: value.isOwnMemory) } }
     }.get()
   }
 
@@ -334,10 +334,39 @@ extension TransactionReading where Self: ~Copyable {
 extension TransactionAccess {
   @usableFromInline
   func putBytes(
-    _ db: Database, _ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, appendFirst: Bool
+    _ db: Database, _ k: UnsafeRawBufferPointer, _ v: UnsafeRawBufferPointer, _ flags: PutFlags, appendFirst: Bool,
+    owned: Bool
   ) -> Result<Bool, LMDBError> {
     guard db.checksummed else { return putRaw(db, k, v, flags, appendFirst: appendFirst) }
-    return EntryChecksum.withStored(k, v) { putRaw(db, k, $0, flags, appendFirst: appendFirst) }
+    // A value that may lie in the map (read in this transaction) may sit on a page this put
+    // changes before the value would be copied in: it goes through a buffer of its own.
+    guard owned else {
+      return EntryChecksum.withStored(k, v) { putRaw(db, k, $0, flags, appendFirst: appendFirst) }
+    }
+    // The value and its checksum are written straight into the space LMDB reserves for
+    // them (`MDB_RESERVE`), rather than assembled in a buffer LMDB then copies.
+    let crc = EntryChecksum.of(k, v)
+    var kv = MDB_val(k)
+    var vv = MDB_val(mv_size: v.count + EntryChecksum.size, mv_data: nil)
+    let reserve = UInt32(MDB_RESERVE)
+    var rc: Int32 = MDB_KEYEXIST
+    if appendFirst {
+      rc = mdb_put(pointer, db.dbi, &kv, &vv, flags.rawValue | UInt32(MDB_APPEND) | reserve)
+      // A refused append changed nothing: the ordinary put follows, with fresh values (a
+      // successful one left `vv` pointing at the reserved space).
+      if rc == MDB_KEYEXIST {
+        kv = MDB_val(k)
+        vv = MDB_val(mv_size: v.count + EntryChecksum.size, mv_data: nil)
+      }
+    }
+    if rc == MDB_KEYEXIST { rc = mdb_put(pointer, db.dbi, &kv, &vv, flags.rawValue | reserve) }
+    // A refused put (the key exists under `noOverwrite`) points `vv` at the existing value:
+    // nothing is written then.
+    if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return .success(false) }
+    do { try check(rc, "mdb_put") } catch { return .failure(error) }
+    guard let region = vv.mv_data else { return .failure(LMDBError(code: MDB_PANIC, operation: "mdb_put(reserve)")) }
+    EntryChecksum.fill(region, v, crc)
+    return .success(true)
   }
 
   private func putRaw(

@@ -23,6 +23,9 @@ struct StoreKey: LMDBBytes {
     count += width
   }
 
+  /// Always: the bytes are a local copy of the fields.
+  var isOwnMemory: Bool { true }
+
   mutating func u64(_ v: UInt64) { append(v, width: 8) }
   mutating func u32(_ v: UInt32) { append(UInt64(v), width: 4) }
   mutating func u16(_ v: UInt16) { append(UInt64(v), width: 2) }

@@ -94,6 +94,14 @@ struct SubgraphEvents {
   /// - Parameter kept: called for every link the copy keeps, seen from each list that
   ///   holds it (member, relationship, original target and its member), in list order,
   ///   lists in slot order (``Subgraph/slot(_:_:)``).
+  /// The shape of relationship `rel` of `entity`, as the loops below see it (`nil` for an
+  /// entity or identifier the model does not have).
+  func linkShape(_ entity: EntityID, _ rel: PropertyID) -> LinkShape? {
+    let e = Int(entity.rawValue)
+    guard e < relationships.count else { return nil }
+    return relationships[e].first { $0.id == rel }
+  }
+
   func emitLinks(
     _ emit: (Event) throws -> Void, kept: ((_ y: Int, _ r: LinkShape, _ t: ObjectID, _ x: Int?) -> Void)? = nil
   ) throws {

@@ -72,16 +72,15 @@ struct FreshObjects {
   /// Follows a link event of the commit into the copies' ordered lists, as the projector
   /// would place it: at its position in the object's list, appended to the inverse.
   mutating func follow(_ e: Event) throws {
+    // The relationship's shape, not the model's `Relationship`: no names copied per link.
     guard case .link(let o, let rel, let t, let position) = e, let y = member(o),
-      case .relationship(let r)? = replay.model.entity(states[y].entity)?.property(rel)?.kind
+      let r = replay.linkShape(states[y].entity, rel)
     else { return }
     if r.isOrdered {
       try orderedLists[ListName(object: o, rel: rel.rawValue), default: OrderedListModel()].insert(
         t, at: position)
     }
-    if let inv = r.inverse, let x = member(t),
-      case .relationship(let back)? = replay.model.entity(states[x].entity)?.property(inv)?.kind, back.isOrdered
-    {
+    if let inv = r.inverse, r.inverseIsOrdered, member(t) != nil {
       try orderedLists[ListName(object: t, rel: inv.rawValue), default: OrderedListModel()].insert(o, at: nil)
     }
   }
