@@ -69,6 +69,47 @@ struct StreamedImportTests {
     }
   }
 
+  @Test(
+    "an ordered list named before its members' lines keeps its order whatever order the lines come in, in batches and resumed",
+    arguments: [3, 40, 300])
+  func listBeforeItsMembers(_ members: Int) throws {
+    for seed in UInt64(1)...4 {
+      var g = SeededGenerator(seed: seed &* 977 &+ UInt64(members))
+      let staff = (0..<members).map { "\"e\($0)\"" }.joined(separator: ", ")
+      var lines = [
+        #"{"id": "c", "entity": "Company", "attributes": {"name": "C"}, "relationships": {"employees": [\#(staff)]}}"#
+      ]
+      // The members in a seeded order (in order, reversed, or shuffled), some of them naming
+      // the company themselves as well.
+      var order = Array(0..<members)
+      switch seed % 3 {
+      case 0: order.reverse()
+      case 1: order.shuffle(using: &g)
+      default: break
+      }
+      for e in order {
+        let back = g.chance(0.3) ? #", "relationships": {"company": "c"}"# : ""
+        lines.append(#"{"id": "e\#(e)", "entity": "Employee", "attributes": {"name": "E\#(e)"}\#(back)}"#)
+      }
+      let text = lines.joined(separator: "\n") + "\n"
+      let batch = g.int(1...max(1, members / 3))
+      let (store, dir) = try makeStore(try Fixtures.company(), label: "list\(members)-\(seed)")
+      defer { removeDirectory(dir) }
+      // A first run that saw only some of the lines, then the whole file, resumed.
+      let cut = g.int(1...lines.count)
+      let prefix = lines.prefix(cut).joined(separator: "\n") + "\n"
+      let options = ImportOptions(batch: batch)
+      _ = try? store.importObjects(from: JSONLinesInput(bytes: Self.lines(prefix)), options: options)
+      _ = try store.importObjects(from: JSONLinesInput(bytes: Self.lines(text)), options: options)
+      let names = try store.read { tx in
+        let company = try #require(try tx.objects(of: "Company").first)
+        return try tx.related(company, "employees").map { try tx.value($0, "name") }
+      }
+      #expect(names == (0..<members).map { Value.string("E\($0)") }, "seed \(seed), batch \(batch), cut \(cut)")
+      #expect(try store.verify().isOK)
+    }
+  }
+
   @Test("a required relationship filled by a later line grows the batch until it is, whatever --batch says")
   func requiredRelationships() throws {
     let text = """

@@ -188,7 +188,7 @@ final class ObjectImport {
           let place = r.isOrdered ? (list.map { ($0, i) } ?? (nil, i)) : nil
           try link(object, r.id, to: target, label: t, line: line, place: place, tx, sourceLabel: item.label)
         } else {
-          if r.isOrdered && list == nil { list = TargetList(targets) }
+          if r.isOrdered && list == nil { list = TargetList(targets, linked: i) }
           state.wait(
             for: t,
             WaitingReference(source: object, relationship: r.id, line: line, index: Int32(i), list: list))
@@ -223,6 +223,8 @@ final class ObjectImport {
         }
       }
     }
+    // A resumed run re-reads what its commits linked: counted as linked, not linked again.
+    defer { if let place, let list = place.list { state.linked(list, place.index) } }
     guard let tx else { return }
     var position: Int?
     if let place {
@@ -233,9 +235,20 @@ final class ObjectImport {
 
   /// Where a target of an ordered list goes: just after the nearest target before it in
   /// the list that is linked already, or first.
+  ///
+  /// The nearest linked target comes from the list's counts and its place from the order
+  /// keys (both O(log n)); only when that target is no longer in the list (another line
+  /// moved it) are the list's members searched. Every target linked through the list is
+  /// counted, so none before `index` counted means none before it is in the list: first.
   private func position(after list: TargetList, _ index: Int, in source: ObjectID, _ r: Relationship, _ tx: Transaction)
     throws -> Int
   {
+    guard let j = list.nearestLinked(before: index) else { return 0 }
+    if let before = state.objects[list.labels[j]],
+      let k = try tx.projector.reader.orderedPosition(source, r.id.rawValue, of: before.id)
+    {
+      return k + 1
+    }
     let current = try tx.related(source, r.id)
     for j in stride(from: index - 1, through: 0, by: -1) {
       if let before = state.objects[list.labels[j]], let k = current.firstIndex(of: before.id) { return k + 1 }

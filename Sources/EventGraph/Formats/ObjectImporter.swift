@@ -29,7 +29,54 @@ struct WaitingReference {
 /// references so that each is linked at its place when it arrives.
 final class TargetList {
   let labels: [String]
-  init(_ labels: [String]) { self.labels = labels }
+  /// Which targets are linked so far, as a Fenwick tree of counts over their indices (one
+  /// based inside): the nearest linked target before an index is found in O(log n), so
+  /// that a list whose members' lines come after it, in any order, imports in O(n log n)
+  /// rather than rescanning the list for each member.
+  private var tree: [Int32]
+
+  /// A list whose first `linked` targets are linked already (those known before it waited).
+  init(_ labels: [String], linked: Int = 0) {
+    self.labels = labels
+    tree = [Int32](repeating: 0, count: labels.count + 1)
+    for i in 0..<min(linked, labels.count) { add(i, 1) }
+  }
+
+  /// Counts target `index` as linked (`by: 1`) or no longer (`by: -1`, an undo).
+  func add(_ index: Int, _ by: Int32) {
+    var i = index + 1
+    while i < tree.count {
+      tree[i] += by
+      i += i & -i
+    }
+  }
+
+  /// The index of the nearest linked target before `index`, if any.
+  func nearestLinked(before index: Int) -> Int? {
+    // How many are linked before `index`, then the index of the last of them.
+    var rank: Int32 = 0
+    var i = min(index, labels.count)
+    while i > 0 {
+      rank += tree[i]
+      i -= i & -i
+    }
+    guard rank > 0 else { return nil }
+    var position = 0
+    var step = 1
+    while step * 2 < tree.count { step *= 2 }
+    var remaining = rank
+    while step > 0 {
+      let next = position + step
+      if next < tree.count && tree[next] < remaining {
+        position = next
+        remaining -= tree[next]
+      }
+      step /= 2
+    }
+    // `position` is the last one-based place whose count is below `rank`: the rank-th
+    // linked target is at the next place, which is index `position`.
+    return position
+  }
 }
 
 /// The claim a line made on a to-one: its target (`nil`: none) and the line (0: no claim yet).
@@ -64,6 +111,7 @@ final class ImportState {
     case waitingAdded(String)
     case waitingTaken(String, [WaitingReference])
     case claim(Int)
+    case listLinked(TargetList, Int)
   }
   private var undo: [Undo] = []
 
@@ -97,6 +145,7 @@ final class ImportState {
         waiting[label] = refs
         waitingCount += refs.count
       case .claim(let place): claims[place] = .none
+      case .listLinked(let list, let index): list.add(index, -1)
       }
     }
     claims.removeSubrange(claimsKept...)
@@ -119,6 +168,12 @@ final class ImportState {
     let r = Int(relationship.rawValue)
     guard r < places.count, places[r] >= 0 else { return nil }
     return Int(object.claims) + Int(places[r])
+  }
+
+  /// Counts target `index` of an ordered list as linked, for the batch.
+  func linked(_ list: TargetList, _ index: Int) {
+    list.add(index, 1)
+    undo.append(.listLinked(list, index))
   }
 
   func wait(for label: String, _ ref: WaitingReference) {
