@@ -218,6 +218,19 @@ enum StoreBenchmark {
     }
   }
 
+  /// `commits` single-event commits, each setting `target`'s `a1` to a value of its own.
+  static func singleCommits(_ commits: Int, to store: EventStore, target: ObjectID, value: String) throws {
+    for i in 0..<commits { try store.write { tx in try tx.set(target, "a1", .string("\(i)" + value)) } }
+  }
+
+  /// The first `Item` of a store the batched appends filled: the object single commits set.
+  static func firstItem(of store: EventStore) throws -> ObjectID {
+    guard let target = try store.read({ try $0.objects(of: "Item").first }) else {
+      throw BaselineError(workload: "single commits", message: "no object")
+    }
+    return target
+  }
+
   static func profileCommits(_ commits: Int, durable: Bool, tasks: Int?, inserts: Bool, batched: Bool) throws {
     if batched {
       // The batched appends of `run`, alone (for an instruction count under callgrind).
@@ -245,20 +258,9 @@ enum StoreBenchmark {
     defer { try? removeDirectory(dir) }
     let store = try EventStore.create(
       at: dir + "/store", model: try model(), options: StoreOptions(durability: durable ? .durable : .relaxed))
-    for _ in 0..<100 {
-      try store.write { tx in
-        for _ in 0..<100 {
-          let o = try tx.insert("Item")
-          for a in 1...9 { try tx.set(o, "a\(a)", .string(value)) }
-        }
-      }
-    }
-    guard let target = try store.read({ try $0.objects(of: "Item").first }) else {
-      throw BaselineError(workload: "commit-profile", message: "no object")
-    }
-    let m = try measure(operations: commits) {
-      for i in 0..<commits { try store.write { tx in try tx.set(target, "a1", .string("\(i)" + value)) } }
-    }
+    try appendBatches(100, to: store, value: value)
+    let target = try firstItem(of: store)
+    let m = try measure(operations: commits) { try singleCommits(commits, to: store, target: target, value: value) }
     print("\(commits) single-event commits\(durable ? ", durable" : ""): \(Int(m.rate)) commits/s")
   }
 }

@@ -6,11 +6,7 @@ import Foundation
 /// the same migration of the same final data in place (`INSERT … SELECT`), in one run.
 enum UpcastBenchmark {
   static func run(people: [Int], table: inout BenchmarkTable) throws {
-    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Docs/examples").path
-    let v1 = try Model(contentsOf: examples + "/AddressBook.v1.model.json")
-    let v2 = try Model(contentsOf: examples + "/AddressBook.v2.model.json")
-    let mapping = try MappingModel(contentsOf: examples + "/AddressBook.v1-v2.mapping.json")
+    let (v1, v2, mapping) = try seedMigration()
     for n in people {
       let dir = try temporaryDirectory(prefix: "bench-upcast")
       let sqliteDir = try temporaryDirectory(prefix: "bench-upcast-sqlite")
@@ -102,6 +98,18 @@ enum UpcastBenchmark {
       try? removeDirectory(dir + "/v1")
       try UpcastSpace.measure(dir + "/store", sourceSize: sourceSize, upcast: space, people: n, table: &table)
     }
+  }
+
+  /// The seed's address book, version 1 and 2, and the mapping that splits phone1 and phone2
+  /// into PhoneBook objects: Docs/examples, found from this file's path.
+  static func seedMigration() throws -> (v1: Model, v2: Model, mapping: MappingModel) {
+    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Docs/examples").path
+    return (
+      try Model(contentsOf: examples + "/AddressBook.v1.model.json"),
+      try Model(contentsOf: examples + "/AddressBook.v2.model.json"),
+      try MappingModel(contentsOf: examples + "/AddressBook.v1-v2.mapping.json")
+    )
   }
 
   /// A v1 store whose final state is `Baselines.upcastPerson(1...n)`, reached through

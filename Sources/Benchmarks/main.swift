@@ -2,6 +2,8 @@ import Foundation
 
 // Usage: Benchmarks [store|query|records|clone|service|ordered|replication|upcast|follow|coredata|all] [--quick]
 //        [--people N]
+//        Benchmarks commit-profile …   (below)
+//        Benchmarks guard-workload NAME|--list|--none   (below)
 // (`--people N`: the upcast section's store sizes, e.g. `--people 150000`; repeatable; the
 // follow section's history takes the first.)
 // Every figure is printed beside its baseline from the same run, as a ratio.
@@ -34,6 +36,30 @@ if arguments.first == "commit-profile" {
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+    exit(1)
+  }
+}
+// The performance guard's workloads (`Tools/bench guard`, under callgrind):
+// `Benchmarks guard-workload NAME` runs one, `Benchmarks guard-workload --list` names them all,
+// `Benchmarks guard-workload --none` starts and ends as a workload does and runs none (the
+// process's own start and end, which the guard subtracts from each count).
+if arguments.first == "guard-workload" {
+  let name = arguments.dropFirst().first ?? "--list"
+  // Read before `--none` returns, so that its count holds the lookup as a workload's does.
+  let slowdown = ProcessInfo.processInfo.environment[GuardWorkload.slowdownVariable]
+  if name == "--list" || name == "--none" {
+    if name == "--list" { print(GuardWorkload.allCases.map(\.rawValue).joined(separator: "\n")) }
+    exit(0)
+  }
+  guard let workload = GuardWorkload(rawValue: name) else {
+    FileHandle.standardError.write(Data("no guard workload \(name); --list names them\n".utf8))
+    exit(2)
+  }
+  do {
+    try workload.run(slowdown: slowdown == name)
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("guard workload \(name) failed: \(error)\n".utf8))
     exit(1)
   }
 }
