@@ -23,7 +23,8 @@ import Foundation
 ///
 /// An override is a closure over a ``Context``, so any evaluator can provide one. The
 /// query language's value expressions (`name + " (copy)"`, `uuid()`, `now()`) plug in as
-/// an extension in `Query/` that compiles the text once and evaluates it per copy:
+/// an extension (`CloneOverride+Expression.swift`) that compiles the text once and
+/// evaluates it per copy:
 ///
 /// ```swift
 /// extension AttributeOverride {
