@@ -67,7 +67,10 @@ public struct ValueRules: Sendable, Hashable {
   }
 
   /// The rule `value` breaks, in words (`200 is above maxValue 150`), or `nil`.
-  package func violation(_ value: Value) -> String? {
+  ///
+  /// What a commit's validation says of the value, so a form can check its input before
+  /// committing: `attribute.rules?.violation(value)`.
+  public func violation(_ value: Value) -> String? {
     if let lo = minValue, ValueComparison.order(value, lo) == .orderedAscending {
       return "\(value.displayText) is below minValue \(lo.displayText)"
     }

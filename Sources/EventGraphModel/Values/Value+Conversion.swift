@@ -61,7 +61,10 @@ extension Value {
   }
 
   /// Whether the value is not a double or float infinity or NaN (nor a decimal NaN).
-  package var isFinite: Bool {
+  ///
+  /// The store keeps only finite values (no public format can write the others): a set or
+  /// an insert of one is refused.
+  public var isFinite: Bool {
     switch self {
     case .double(let d): d.isFinite
     case .float(let f): f.isFinite
