@@ -33,7 +33,13 @@ let package = Package(
     // The text formats' building blocks (JSON, DOT, ISO 8601 dates, spelling suggestions),
     // shared by the library, the migrations and the tool; not a product, so not public API.
     .target(name: "EventGraphText"),
-    .target(name: "EventGraph", dependencies: ["LMDB", "CISAL", "EventGraphText", "EventGraphLocking"]),
+    // The model, its values and events: loaded, checked and described without storage.
+    .target(name: "EventGraphModel", dependencies: ["EventGraphText"]),
+    // The query language (lexer, parser, checker, evaluator) over the model, without storage.
+    .target(name: "EventGraphQuery", dependencies: ["EventGraphModel", "EventGraphText"]),
+    .target(
+      name: "EventGraph",
+      dependencies: ["EventGraphModel", "EventGraphQuery", "LMDB", "CISAL", "EventGraphText", "EventGraphLocking"]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
     // Core Data's files read as they are: models (XML, legacy and compiled), stores (SQLite
     // through CSQLite, XML) and mapping models, turned into EventGraph's formats.
@@ -61,7 +67,9 @@ let package = Package(
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
     .testTarget(
       name: "EventGraphTests",
-      dependencies: ["EventGraph", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking"]),
+      dependencies: [
+        "EventGraph", "EventGraphModel", "EventGraphQuery", "EventGraphText", "LMDB", "TestSupport", "EventGraphLocking",
+      ]),
     // Record types written by `eventtool codegen` for the example models, compiled and used.
     .testTarget(name: "GeneratedRecordsTests", dependencies: ["EventGraph", "TestSupport"]),
     .testTarget(

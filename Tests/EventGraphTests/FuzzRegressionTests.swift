@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 /// Inputs the fuzzers of `Tools/fuzz` found (Docs/reliability.md, "Fuzzing").
 ///

@@ -1,3 +1,4 @@
+import EventGraphText
 import Foundation
 import LMDB
 import Testing

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphModel
 
 @Suite("Models: building, loading and refusing")
 struct ModelTests {

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 /// Random syntax trees of the shapes the parser produces.
 struct QueryTreeGenerator {

@@ -1,3 +1,4 @@
+internal import EventGraphText
 import Foundation
 import LMDB
 
@@ -114,7 +115,7 @@ struct UniquenessIndex {
     case .uuid(let u):
       let t = u.uuid
       bytes([t.0, t.1, t.2, t.3, t.4, t.5, t.6, t.7, t.8, t.9, t.10, t.11, t.12, t.13, t.14, t.15])
-    case .string(let s): bytes((StringMatching.isASCII(s) ? s : s.precomposedStringWithCanonicalMapping).utf8)
+    case .string(let s): bytes(UnicodeText.precomposed(s).utf8)
     case .uri(let s): bytes(s.utf8)
     case .binary(let b): bytes(b)
     }
