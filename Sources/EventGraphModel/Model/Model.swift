@@ -66,6 +66,7 @@ public struct Model: Sendable, Hashable {
   }
 
   /// The entity with this ID.
+  @inlinable
   public func entity(_ id: EntityID) -> Entity? {
     let i = Int(id.rawValue)
     return i < entities.count ? entities[i] : nil
