@@ -30,8 +30,9 @@ let package = Package(
     // Tools/sanitize builds); not a product.
     .target(name: "EventGraphLocking"),
     .target(name: "LMDB", dependencies: ["CLMDB", "CISAL", "EventGraphLocking"]),
-    // The text formats' building blocks (JSON, DOT, ISO 8601 dates, spelling suggestions),
-    // shared by the library, the migrations and the tool; not a product, so not public API.
+    // The text formats' building blocks (JSON, DOT, ISO 8601 dates, spelling suggestions) and
+    // SHA-256, shared by the library, the migrations and the tool; not a product, so not
+    // public API.
     .target(name: "EventGraphText"),
     // The model, its values and events: loaded, checked and described without storage.
     .target(name: "EventGraphModel", dependencies: ["EventGraphText"]),
