@@ -79,6 +79,7 @@ public struct Model: Sendable, Hashable {
   }
 
   /// Whether `entity` is `ancestor` or one of its sub-entities.
+  @inlinable
   public func isKind(_ entity: EntityID, of ancestor: EntityID) -> Bool {
     var current: EntityID? = entity
     while let c = current {
@@ -150,14 +151,14 @@ public final class Entity: Sendable, Hashable {
   public let indexed: [Bool]
   /// Whether any attribute of the entity is indexed.
   public let hasIndexes: Bool
-  private let index: [String: PropertyID]
+  @usableFromInline let index: [String: PropertyID]
   /// Property names by ``PropertyID``, and the IDs by a hash of the name's UTF-8 bytes.
   ///
   /// Open addressing, -1 for an empty slot: the lookup each `set` by name makes, at a
   /// fraction of the cost of `String` hashing. A miss falls back to `index`, which also
   /// finds a name spelled in another Unicode normalization.
-  private let names: [String]
-  private let quickIndex: [Int32]
+  @usableFromInline let names: [String]
+  @usableFromInline let quickIndex: [Int32]
 
   init(
     id: EntityID, name: String, uniquenessConstraints: [[Attribute]], parent: EntityID?, isAbstract: Bool,
@@ -207,6 +208,7 @@ public final class Entity: Sendable, Hashable {
   }
 
   /// The ID of the property with this name.
+  @inlinable
   public func propertyID(named name: String) -> PropertyID? {
     let mask = quickIndex.count - 1
     var slot = Self.quickHash(name) & mask
@@ -220,29 +222,37 @@ public final class Entity: Sendable, Hashable {
   }
 
   /// FNV-1a over the UTF-8 bytes: cheap for the short names of properties.
-  private static func quickHash(_ name: String) -> Int {
+  @inlinable
+  static func quickHash(_ name: String) -> Int {
     var h: UInt64 = 0xCBF2_9CE4_8422_2325
     for b in name.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
     return Int(truncatingIfNeeded: h ^ (h >> 29))
   }
 
   /// The property with this name (inherited or own).
+  @inlinable
   public func property(named name: String) -> Property? {
     propertyID(named: name).map { properties[Int($0.rawValue)] }
   }
 
   /// The property with this ID.
+  ///
+  /// Inlinable, as the lookups by name below: the store's hot paths match on the result's
+  /// kind, and a call across the module would copy the whole property out each time.
+  @inlinable
   public func property(_ id: PropertyID) -> Property? {
     let i = Int(id.rawValue)
     return i < properties.count ? properties[i] : nil
   }
 
   /// The attribute with this name.
+  @inlinable
   public func attribute(named name: String) -> Attribute? {
     propertyID(named: name).flatMap { attributeSlots[Int($0.rawValue)] }
   }
 
   /// The relationship with this name.
+  @inlinable
   public func relationship(named name: String) -> Relationship? {
     if case .relationship(let r)? = property(named: name)?.kind { return r }
     return nil
@@ -265,7 +275,7 @@ public final class Entity: Sendable, Hashable {
   package let ruledAttributes: [Attribute]
   /// Each attribute by ``PropertyID`` (`nil` for a relationship): a lookup by name (one per
   /// `set`) copies the attribute alone, not its property.
-  private let attributeSlots: [Attribute?]
+  @usableFromInline let attributeSlots: [Attribute?]
 }
 
 /// A property of an entity: an attribute or a relationship.
