@@ -107,8 +107,8 @@ public struct Cursor: ~Copyable {
     -> Result<Void, LMDBError>
   {
     guard database.checksummed else { return putRaw(k, v, flags) }
-    // As `TransactionAccess.putBytes`: written into the reserved space unless the value
-    // lies in the map.
+    // As `TransactionAccess.putBytes`: written into the reserved space when the value is
+    // its own memory, else through a buffer of its own (it may lie in the map).
     guard owned else {
       return EntryChecksum.withStored(k, v) { putRaw(k, $0, flags) }
     }
