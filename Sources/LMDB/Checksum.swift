@@ -52,8 +52,8 @@ enum EntryChecksum {
   /// Writes `value` and then `crc` into `region`, which LMDB reserved for exactly them.
   static func fill(_ region: UnsafeMutableRawPointer, _ value: UnsafeRawBufferPointer, _ crc: UInt32) {
     // SAFETY: `region` holds `value.count + size` writable bytes (the reservation's size),
-    // inside a dirty page of the caller's transaction, and `value` does not overlap it (it
-    // is the caller's buffer, or a page of the map that this put did not reserve).
+    // inside a dirty page of the caller's transaction, and `value` does not overlap it: only
+    // values that are their own memory (`LMDBBytes.isOwnMemory`), never the map's, come here.
     let buffer = UnsafeMutableRawBufferPointer(start: region, count: value.count + size)
     if let base = value.baseAddress, value.count > 0 { region.copyMemory(from: base, byteCount: value.count) }
     write(crc, into: buffer, at: value.count)
