@@ -256,9 +256,10 @@ enum Permissions {
 
   /// The built `eventtool`, copied into a folder every user may enter.
   ///
-  /// The checkout's own `.build` may lie where only its owner can reach it. The copy is named by the build's
-  /// size and time, so that later runs of the same build reuse it and a new build replaces
-  /// it; it is written under a temporary name and renamed, for test processes side by side.
+  /// The checkout's own `.build` may lie where only its owner can reach it. The copy is
+  /// named by the build's size and time, so that later runs of the same build reuse it; it
+  /// is written under a temporary name and renamed, for test processes side by side. Copies
+  /// of other builds are left to the test runs that use them, and removed once a day old.
   static let sharedTool: Result<String, any Error> = Result {
     let built = ToolRunner.productsDirectory.appendingPathComponent("eventtool").path
     let attributes = try FileManager.default.attributesOfItem(atPath: built)
@@ -269,11 +270,16 @@ enum Permissions {
     guard chmod(dir, 0o755) == 0 else { throw Fixtures.FixtureError(description: "cannot open \(dir) to others") }
     let tool = dir + "/eventtool-\(size)-\(time)"
     if FileManager.default.isExecutableFile(atPath: tool) { return tool }
+    let dayAgo = Date().addingTimeInterval(-86_400)
     for old in try FileManager.default.contentsOfDirectory(atPath: dir) {
-      try? FileManager.default.removeItem(atPath: dir + "/" + old)
+      let path = dir + "/" + old
+      let made = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+      if let made, made < dayAgo { try? FileManager.default.removeItem(atPath: path) }
     }
     let partial = tool + ".\(getpid())"
     try FileManager.default.copyItem(atPath: built, toPath: partial)
+    // Dated now, not as the build: the age above is the copy's.
+    try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: partial)
     guard chmod(partial, 0o755) == 0, rename(partial, tool) == 0 else {
       throw Fixtures.FixtureError(description: "cannot place a copy of eventtool at \(tool)")
     }
