@@ -55,10 +55,18 @@ final class Child: @unchecked Sendable {
     return text[..<end].split(separator: "\n")
   }
 
-  /// Waits until `condition` holds on the output, or `seconds` pass (then kills the child).
+  /// How many times longer than asked every wait lasts (`EVENTGRAPH_TEST_TIMEOUT_SCALE`,
+  /// default 5): a timeout here only turns a hang into a failure, and on two loaded cores a
+  /// child that needs seconds has needed minutes; a waited-for condition returns as soon as
+  /// it holds, so a generous limit costs nothing when nothing hangs.
+  static let timeoutScale: Double =
+    ProcessInfo.processInfo.environment["EVENTGRAPH_TEST_TIMEOUT_SCALE"].flatMap(Double.init) ?? 5
+
+  /// Waits until `condition` holds on the output, or `seconds` (times ``timeoutScale``) pass,
+  /// then kills the child.
   @discardableResult
   func wait(seconds: Double, until condition: (Child) -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
+    let deadline = Date().addingTimeInterval(seconds * Self.timeoutScale)
     while Date() < deadline {
       if condition(self) { return true }
       usleep(5_000)
