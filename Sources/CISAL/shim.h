@@ -12,6 +12,9 @@
 // reverse). Callers use it only when eventgraph_cpu_has_crc32c() said so; elsewhere, and
 // for long inputs, crc32_iscsi.
 
+/// The longest input (key or value) checksummed by the instruction inline.
+#define EVENTGRAPH_CRC32C_SHORT 256
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 
@@ -73,7 +76,7 @@ static inline uint32_t eventgraph_crc32c_pair(const void *a, size_t na, const vo
     __atomic_store_n(&known, has, __ATOMIC_RELAXED);
   }
   uint32_t crc = 0xFFFFFFFFu;
-  if (has && na <= 256 && nb <= 256) {
+  if (has && na <= EVENTGRAPH_CRC32C_SHORT && nb <= EVENTGRAPH_CRC32C_SHORT) {
     crc = eventgraph_crc32c_short(crc, a, na);
     crc = eventgraph_crc32c_short(crc, b, nb);
   } else {

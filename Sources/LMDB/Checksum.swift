@@ -20,7 +20,7 @@ enum EntryChecksum {
 
   /// Inputs up to this length are checksummed by the processor's instruction inline (the
   /// limit `eventgraph_crc32c_pair` in CISAL's shim applies); longer ones by ISA-L.
-  static let shortLength = 256
+  static let shortLength = Int(EVENTGRAPH_CRC32C_SHORT)
 
   /// The checksum of `key` and `value` computed by ISA-L alone (the reference the inline
   /// path is tested against).
