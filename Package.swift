@@ -24,6 +24,12 @@ let package = Package(
     // NATSClient as CLMDB is by LMDB.
     .systemLibrary(name: "CNATS", path: "Sources/CNATS"),
     .target(name: "NATSClient", dependencies: ["CNATS"]),
+    // libsodium (Debian's libsodium-dev), the only cryptography: wrapped by EventGraphCrypto as
+    // CLMDB is by LMDB.
+    .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
+    // Crypto-shredding of personal data: the key file, sealing, wrapped subject keys in a slot
+    // file written in place, blind indexes.
+    .target(name: "EventGraphCrypto", dependencies: ["CSodium"]),
     // The log replicated to a NATS JetStream stream: shipping, read replicas, failover.
     .target(name: "EventGraphReplication", dependencies: ["EventGraph", "NATSClient", "EventGraphLocking"]),
     // The package's one lock type (Mutex, or a pthread mutex the sanitizers can see when
@@ -66,6 +72,7 @@ let package = Package(
     // The seeded generator shared by every randomized test.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
+    .testTarget(name: "EventGraphCryptoTests", dependencies: ["EventGraphCrypto", "TestSupport"]),
     .testTarget(
       name: "EventGraphTests",
       dependencies: [
