@@ -46,7 +46,9 @@ let package = Package(
     .target(name: "EventGraphQuery", dependencies: ["EventGraphModel", "EventGraphText"]),
     .target(
       name: "EventGraph",
-      dependencies: ["EventGraphModel", "EventGraphQuery", "LMDB", "CISAL", "EventGraphText", "EventGraphLocking"]),
+      dependencies: [
+        "EventGraphModel", "EventGraphQuery", "LMDB", "CISAL", "EventGraphText", "EventGraphLocking", "EventGraphCrypto",
+      ]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
     // Core Data's files read as they are: models (XML, legacy and compiled), stores (SQLite
     // through CSQLite, XML) and mapping models, turned into EventGraph's formats.

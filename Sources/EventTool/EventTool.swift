@@ -43,7 +43,8 @@ public struct EventTool: Sendable {
       RollbackCommand(), SwitchCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(),
       BackupCommand(),
       DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
-      ImportCoreDataCommand(), ImportMappingCommand(), DemoCommand(), ReferenceCommand(),
+      ImportCoreDataCommand(), ImportMappingCommand(), KeygenCommand(), EraseCommand(), DemoCommand(),
+      ReferenceCommand(),
     ]
   }
 
@@ -51,6 +52,27 @@ public struct EventTool: Sendable {
   ///
   /// - Returns: the exit status: 0 success, 1 the operation failed, 2 bad command line.
   public func run(_ arguments: [String], io: ToolIO = .standard()) -> Int32 {
+    // `--key-file PATH` may follow any command: the store's key-encryption key
+    // (Docs/privacy.md), for every store the command opens.
+    var arguments = arguments
+    var keyFile = ProcessInfo.processInfo.environment["EVENTGRAPH_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+    if let i = arguments.firstIndex(where: { $0 == "--key-file" || $0.hasPrefix("--key-file=") }) {
+      if arguments[i] == "--key-file" {
+        guard i + 1 < arguments.count else {
+          io.printError("eventtool: --key-file needs a value (the key file's path)")
+          return 2
+        }
+        keyFile = arguments[i + 1]
+        arguments.removeSubrange(i...(i + 1))
+      } else {
+        keyFile = String(arguments[i].dropFirst("--key-file=".count))
+        arguments.remove(at: i)
+      }
+    }
+    return ToolKey.$file.withValue(keyFile) { runParsed(arguments, io: io) }
+  }
+
+  private func runParsed(_ arguments: [String], io: ToolIO) -> Int32 {
     if arguments.first == "--version" {
       io.print(Self.versionText)
       return 0
@@ -137,8 +159,16 @@ extension ParsedArguments {
 func openStore(_ path: String, writing: Bool = false, checkingEntries: Bool = true) throws -> EventStore {
   try reportingAccess(path, writing: writing) {
     try EventStore(
-      path: path, options: StoreOptions(readOnly: !writing, checkPages: true, checkEntries: checkingEntries))
+      path: path,
+      options: StoreOptions(
+        readOnly: !writing, checkPages: true, checkEntries: checkingEntries, keyFile: ToolKey.file))
   }
+}
+
+/// The key file a command line gave (`--key-file PATH` or `EVENTGRAPH_KEY_FILE`), for the
+/// stores its command opens or creates.
+enum ToolKey {
+  @TaskLocal static var file: String?
 }
 
 /// The `--version N` option of the read commands.

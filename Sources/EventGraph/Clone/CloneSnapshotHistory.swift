@@ -132,7 +132,7 @@ struct OriginalLists {
   /// in order, kept or not, so that the lists follow the original.
   mutating func filter<T>(_ event: Event, versions: inout VersionReader<T>) throws -> Event? {
     switch event {
-    case .insert(let o, _), .set(let o, _, _), .delete(let o):
+    case .insert(let o, _), .set(let o, _, _), .delete(let o), .erase(let o, _):
       return members.contains(o) ? event : nil
     case .link(let o, let rel, let t, let position):
       let kept = members.contains(o) && members.contains(t)

@@ -15,7 +15,7 @@ import Foundation
 enum CommitCodec {
   static let format: UInt8 = 1
 
-  enum EventTag: UInt8 { case insert = 1, set, link, unlink, delete }
+  enum EventTag: UInt8 { case insert = 1, set, link, unlink, delete, erase }
   enum MetadataTag: UInt64 { case author = 1, correlationID, idempotencyKey, sourceCommit, clonedFrom, extra }
 
   static func encode(_ c: Commit) -> [UInt8] {
@@ -163,6 +163,10 @@ enum CommitCodec {
     case .delete(let o):
       w.byte(EventTag.delete.rawValue)
       w.varint(o.rawValue)
+    case .erase(let o, let reason):
+      w.byte(EventTag.erase.rawValue)
+      w.varint(o.rawValue)
+      w.string(reason ?? "")
     }
   }
 
@@ -251,6 +255,9 @@ enum CommitCodec {
       return .unlink(object, relationship: p, target: ObjectID(try r.varint()))
     case .delete:
       return .delete(object)
+    case .erase:
+      let reason = try r.string()
+      return .erase(object, reason: reason.isEmpty ? nil : reason)
     }
   }
 }

@@ -39,6 +39,9 @@ enum IndexKey {
     case .string(let s): return bytes(Array(s.precomposedStringWithCanonicalMapping.utf8))
     case .uri(let s): return bytes(Array(s.utf8))
     case .binary(let b): return bytes(b)
+    // The blind hash: equal values of one subject key space meet, and nothing of the
+    // value or its order shows (Docs/privacy.md).
+    case .sealed(let s): return bytes(s.blindHash)
     }
   }
 

@@ -3,6 +3,18 @@ import Foundation
 /// The binary form of attribute values: a tag byte, then the payload.
 enum ValueTag: UInt8 {
   case none = 0, string, int16, int32, int64, double, float, decimal, falseValue, trueValue, date, binary, uuid, uri
+  /// A personal value: its type, subject, blind hash and sealed bytes (``SealedValue``).
+  case sealed
+}
+
+extension AttributeType {
+  /// The type's number in a sealed value's encoding: its place in ``allCases``.
+  var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self) ?? 0) }
+
+  init?(code: UInt8) {
+    guard Int(code) < Self.allCases.count else { return nil }
+    self = Self.allCases[Int(code)]
+  }
 }
 
 extension BinaryWriter {
@@ -17,6 +29,7 @@ extension BinaryWriter {
     case .decimal: 48
     case .binary(let b): 1 + varintSize(UInt64(b.count)) + b.count
     case .uuid: 17
+    case .sealed(let s): 14 + s.blindHash.count + s.ciphertext.count
     }
   }
 
@@ -59,6 +72,12 @@ extension BinaryWriter {
     case .uri(let s):
       byte(ValueTag.uri.rawValue)
       string(s)
+    case .sealed(let s):
+      byte(ValueTag.sealed.rawValue)
+      byte(s.type.code)
+      varint(s.subject.rawValue)
+      lengthPrefixed(s.blindHash)
+      lengthPrefixed(s.ciphertext)
     }
   }
 }
@@ -97,6 +116,13 @@ extension BinaryReader {
       offset += 16
       return .uuid(UUID(uuid: t))
     case .uri: return .uri(try string())
+    case .sealed:
+      let code = try byte()
+      guard let type = AttributeType(code: code) else { throw failure("unknown type \(code) in a sealed value") }
+      let subject = ObjectID(try varint())
+      let hash = [UInt8](try slice())
+      let ciphertext = [UInt8](try slice())
+      return .sealed(SealedValue(type: type, subject: subject, blindHash: hash, ciphertext: ciphertext))
     }
   }
 
@@ -120,6 +146,11 @@ extension BinaryReader {
     let tagByte = try byte()
     switch ValueTag(rawValue: tagByte) {
     case .string?, .decimal?, .binary?, .uri?: _ = try slice()
+    case .sealed?:
+      try skip(1)
+      _ = try varint()
+      _ = try slice()
+      _ = try slice()
     case .int16?, .int32?, .int64?: _ = try varint()
     case .double?, .date?: try skip(8)
     case .float?: try skip(4)

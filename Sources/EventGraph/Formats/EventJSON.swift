@@ -32,6 +32,8 @@ extension GraphReading {
       f.append(JSONField("target", .string(display(t))))
     case .delete:
       break
+    case .erase(_, let reason):
+      if let reason { f.append(JSONField("reason", .string(reason))) }
     }
     return .object(f)
   }
@@ -48,6 +50,7 @@ extension GraphReading {
       return "\(sequence) link \(o).\(name(r)) -> \(display(t))" + (p.map { " at \($0)" } ?? "")
     case .unlink(_, let r, let t): return "\(sequence) unlink \(o).\(name(r)) -x \(display(t))"
     case .delete: return "\(sequence) delete \(o)"
+    case .erase(_, let reason): return "\(sequence) erase \(o)" + (reason.map { " (\($0))" } ?? "")
     }
   }
 }

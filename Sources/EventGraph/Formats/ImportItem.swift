@@ -35,7 +35,9 @@ struct ImportItem {
 
   private init(line: Int, json: JSON, model: Model) throws {
     let r = try JSONObjectReader(json, context: "")
-    try r.rejectUnknownKeys(allowed: ["id", "entity", "attributes", "relationships"])
+    // `erased` and `locked` list the personal attributes an export could not open
+    // (Docs/privacy.md): their values are `null`, and an import gives them none.
+    try r.rejectUnknownKeys(allowed: ["id", "entity", "attributes", "relationships", "erased", "locked"])
     self.line = line
     label = try r.string("id")
     let name = try r.string("entity")

@@ -31,6 +31,15 @@ public struct ObjectRecord: Sendable, Hashable {
                 r.name, r.toMany ? .array(r.targets.map { .string($0) }) : r.targets.first.map { .string($0) } ?? .null)
             })))
     }
+    // The personal attributes whose values could not be opened, by why (their values are
+    // `null` above): Docs/privacy.md.
+    for state in [SealedState.erased, .locked] {
+      let names = attributes.compactMap { a -> String? in
+        if case .sealed(let s) = a.value, (s.state ?? .locked) == state { return a.name }
+        return nil
+      }
+      if !names.isEmpty { fields.append(JSONField(state.rawValue, .array(names.map { .string($0) }))) }
+    }
     return .object(fields)
   }
 }

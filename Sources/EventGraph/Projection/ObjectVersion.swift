@@ -38,6 +38,8 @@ public struct ObjectVersion: Sendable, Hashable {
       version?.state.set(a, v)
     case .delete(let o) where o == id:
       version = nil
+    case .erase:
+      break
     case .link(let o, let rel, let t, let position):
       // Both sides when an object links to itself (an employee who is their own manager).
       if o == id { version?.insert(t, into: rel, at: position) }

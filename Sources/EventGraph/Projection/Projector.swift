@@ -283,6 +283,12 @@ final class Projector {
       if hot?.id == o { hot = nil }
       cache[o] = Cached(record: nil, isChanged: false)
       touch(o)
+
+    case .erase:
+      // The projection keeps what it kept: the sealed values stay, unreadable once the
+      // subject's key is gone (the key's destruction is the erasing commit's, not the
+      // projection's, so a replay destroys nothing).
+      break
     }
   }
 

@@ -20,7 +20,7 @@ public struct EntityCountProjection: Projection {
         guard let value = try storage.get(Self.objectKey(o)), value.count == 2 else { continue }
         try storage.delete(Self.objectKey(o))
         try adjust(UInt16(value[0]) << 8 | UInt16(value[1]), by: -1, in: storage)
-      case .set, .link, .unlink:
+      case .set, .link, .unlink, .erase:
         continue
       }
     }

@@ -52,7 +52,11 @@ final class CommitWriter: Sendable {
           txn.end()
         }
         let result = try body(batch, reruns)
+        // A subject's new key reaches the disk before the first commit sealed with it, and
+        // an erased one is overwritten as soon as the erasure is committed.
+        try dbs.keyring?.syncIfNeeded()
         try txn.commit()
+        if batch.erased { try dbs.keyring?.finishErasures(env) }
         return result
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()
@@ -81,6 +85,9 @@ final class CommitBatch {
   let model: Model
   let path: String
   fileprivate(set) var isOpen = true
+  /// Whether a commit of the batch erased a subject (its key is destroyed once the
+  /// transaction is committed).
+  var erased = false
   /// The log's end as this batch's commits left it, `nil` until first needed (a caller that
   /// knows it, as a handle whose last commit was the transaction before, may set it).
   var logEnd: LogEnd?
@@ -155,7 +162,12 @@ final class CommitBatch {
   ///   the transaction may have written then, and must be dropped.
   func commit(_ tx: Transaction, time: Date? = nil, log: Bool = true) throws -> CommitInfo? {
     try tx.checkOpen()
+    if !tx.deferredPersonal.isEmpty { try tx.sealDeferred() }
     guard !tx.events.isEmpty else { return nil }
+    // A store of personal data is written with its key; an erasure alone needs none.
+    if tx.model.hasPersonalAttributes, tx.events.contains(where: { if case .erase = $0 { false } else { true } }) {
+      _ = try tx.requireKeyring()
+    }
     let projector = tx.projector
     try Validator(model: tx.model, graph: tx).validate(projector.sortedTouched())
     guard log else {

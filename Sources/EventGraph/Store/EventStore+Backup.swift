@@ -50,9 +50,18 @@ extension EventStore {
     do {
       try copy(to: directory, compact: compact, into: "backing up \(path)")
       try FileSync.flush(directory + "/data.mdb")
+      // The wrapped subject keys, after the data: every key the copy's commits were sealed
+      // with is in the file by then, and one erased since is all zeros.
+      if dbs.keyring != nil {
+        let keys = "/" + Keyring.fileName
+        try FileManager.default.copyItem(atPath: path + keys, toPath: directory + keys)
+        try FileSync.flush(directory + keys)
+      }
     } catch {
       if existed {
-        for name in ["data.mdb", "lock.mdb"] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+        for name in ["data.mdb", "lock.mdb", Keyring.fileName] {
+          try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
       } else {
         try? FileManager.default.removeItem(atPath: directory)
       }

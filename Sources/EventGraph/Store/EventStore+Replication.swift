@@ -105,8 +105,9 @@ extension EventStore {
     guard version > 0,
       let document = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) }),
       try env.read({ try $0.openDatabase(StoreDatabases.name("log", version: version)) }) != nil,
-      let opened = try StoreDatabases.open(env, version: version, create: false)
+      var opened = try StoreDatabases.open(env, version: version, create: false)
     else { throw StoreError.unknownModelVersion(version) }
+    opened.keyring = dbs.keyring
     let found = VersionDatabases(
       dbs: opened, model: try Model(json: document, file: "\(path) (stored model v\(version))"))
     otherVersions.withLock { $0[version] = found }

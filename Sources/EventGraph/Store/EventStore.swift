@@ -33,11 +33,23 @@ public struct StoreOptions: Sendable {
   /// With ``checkPages``, check every projection entry against its checksum too (a
   /// rebuild, which makes them anew, skips this).
   public var checkEntries: Bool
+  /// The file of the key-encryption key that opens the store's personal data.
+  ///
+  /// Docs/privacy.md: 32 bytes, mode 0600, made by ``EventStore/generateKeyFile(at:)``.
+  /// Needed to write a store whose model has personal attributes, and to read their
+  /// values; without it they read as ``SealedState/locked``.
+  public var keyFile: String?
+  /// The key-encryption key's 32 bytes, for a service that keeps it elsewhere than in a
+  /// file (a secrets manager); ``keyFile`` wins when both are given.
+  public var keyBytes: [UInt8]?
 
   public init(
     readOnly: Bool = false, durability: Durability = .durable, initialMapSize: Int = 256 << 20,
-    fileReserve: Int = 1 << 20, checkPages: Bool = false, checkEntries: Bool = true
+    fileReserve: Int = 1 << 20, checkPages: Bool = false, checkEntries: Bool = true, keyFile: String? = nil,
+    keyBytes: [UInt8]? = nil
   ) {
+    self.keyFile = keyFile
+    self.keyBytes = keyBytes
     self.checkPages = checkPages
     self.checkEntries = checkEntries
     self.readOnly = readOnly
@@ -129,6 +141,15 @@ public final class EventStore: Sendable {
   public static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?)
     throws -> EventStore
   {
+    if model.hasPersonalAttributes {
+      guard let source = options.keySource else {
+        throw StoreError.keyRequired(
+          path: path, detail: "its model has personal attributes: give a key-encryption key to create it")
+      }
+      do { _ = try source.load() } catch {
+        throw StoreError.wrongKey(path: path, keyFile: source.source, detail: error.description)
+      }
+    }
     let fm = FileManager.default
     var isDirectory: ObjCBool = false
     if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -194,7 +215,7 @@ public final class EventStore: Sendable {
       guard !options.readOnly else { throw StoreError.olderFormat(path: path, found: format) }
       try Self.upgrade(env, meta: meta, path: path)
     }
-    guard let dbs = try StoreDatabases.open(env, version: active, create: !options.readOnly) else {
+    guard var dbs = try StoreDatabases.open(env, version: active, create: !options.readOnly) else {
       throw StoreError.notAStore(path: path, detail: "databases are missing")
     }
     guard let doc = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(active))) }) else {
@@ -202,6 +223,9 @@ public final class EventStore: Sendable {
     }
     let model = try Model(json: doc, file: "\(path) (stored model v\(active))")
     try env.read { try dbs.checkModelHash(model, $0, path: path) }
+    dbs.keyring = try Keyring.open(
+      env: env, meta: meta, path: path, storeID: id, model: model, key: options.keySource,
+      writable: !options.readOnly)
     self.model = model
     self.registryKey = key
     claimed = false
@@ -218,7 +242,8 @@ public final class EventStore: Sendable {
 
   /// A handle at `version` sharing `predecessor`'s environment (``atActiveVersion()``).
   private init(following predecessor: EventStore, version: Int) throws {
-    let (dbs, model) = try predecessor.databases(version: version)
+    var (dbs, model) = try predecessor.databases(version: version)
+    dbs.keyring = predecessor.dbs.keyring
     try predecessor.env.read { try dbs.checkModelHash(model, $0, path: predecessor.path) }
     self.predecessor = predecessor
     self.env = predecessor.env

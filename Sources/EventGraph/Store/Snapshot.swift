@@ -15,7 +15,8 @@ public final class Snapshot: GraphReading {
 
   public func object(_ id: ObjectID) throws -> ObjectState? {
     try checkOpen()
-    return try reader.object(id)
+    guard let ring = reader.dbs.keyring, let state = try reader.object(id) else { return try reader.object(id) }
+    return try ring.open(state, in: reader.txn)
   }
 
   public func entityID(of id: ObjectID) throws -> EntityID? {
@@ -54,7 +55,7 @@ public final class Snapshot: GraphReading {
     try reader.txn.forEach(reader.dbs.log, from: StoreKey.sequence(start)) { key, value in
       let seq = KeyField.u64(key, at: 0) ?? 0
       guard seq <= to else { return false }
-      try body(try CommitCodec.decode(value, context: "log entry \(seq)"))
+      try body(try opened(try CommitCodec.decode(value, context: "log entry \(seq)")))
       return true
     }
   }
@@ -71,6 +72,20 @@ public final class Snapshot: GraphReading {
   /// `nil` when it did not exist then.
   public func object(_ id: ObjectID, asOf sequence: UInt64) throws -> ObjectVersion? {
     try checkOpen()
-    return try ObjectVersion.rebuild(id, asOf: sequence, reader: reader)
+    guard var version = try ObjectVersion.rebuild(id, asOf: sequence, reader: reader) else { return nil }
+    if let ring = reader.dbs.keyring { version.state = try ring.open(version.state, in: reader.txn) }
+    return version
+  }
+
+  /// `commit` with its personal values opened (or marked erased or locked).
+  private func opened(_ commit: Commit) throws -> Commit {
+    guard let ring = reader.dbs.keyring else { return commit }
+    var c = commit
+    for (i, e) in c.events.enumerated() {
+      if case .set(let o, let a, .sealed(let s)?) = e {
+        c.events[i] = .set(o, attribute: a, value: try ring.open(s, in: reader.txn))
+      }
+    }
+    return c
   }
 }

@@ -105,6 +105,20 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let replica = Code(rawValue: "replica")
     /// The store was the primary of a replication stream until another store took over.
     public static let fenced = Code(rawValue: "fenced")
+    /// The operation needs the store's key-encryption key (its model has personal
+    /// attributes) and the store was opened without one (Docs/privacy.md).
+    public static let keyRequired = Code(rawValue: "keyRequired")
+    /// The key-encryption key given does not open the store's keys; `target` is the key
+    /// file.
+    public static let wrongKey = Code(rawValue: "wrongKey")
+    /// A personal value given to an object whose subject was erased.
+    public static let erasedSubject = Code(rawValue: "erasedSubject")
+    /// An erasure of an object that is not the subject of its personal data; `target` names
+    /// the subject to erase instead, when there is one.
+    public static let notASubject = Code(rawValue: "notASubject")
+    /// A personal value whose subject cannot be found: the key path of its entity's
+    /// `subject` leads nowhere at the end of the commit.
+    public static let noSubject = Code(rawValue: "noSubject")
   }
 
   /// What kind of refusal this is.
@@ -235,6 +249,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         "\(path) is in store format \(version), whose projections this version lays out otherwise (\(version < 2 ? "without checksums" : "ordered lists by position")): open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it; its projections are made anew from its log"
     case .damaged: return "\(detail); `eventtool salvage \(path) --out DIR` recovers the commits that remain"
     case .versionExists: return "the store holds model version \(version) already"
+    case .keyRequired: return "\(path): \(detail)"
+    case .wrongKey: return "\(path): the key-encryption key \(target) cannot be used: \(detail)"
+    case .erasedSubject: return "\(object): its subject \(target) was erased; it holds no personal value any more"
+    case .notASubject: return "\(object) is not the subject of its personal data: \(detail)"
+    case .noSubject: return "\(object).\(property) is personal and has no subject: \(detail)"
     case .replica:
       return
         "\(path) is a read replica of stream '\(target)': writes go to the primary (`eventtool promote \(path) --nats URLS` makes this store the primary)"
@@ -329,6 +348,27 @@ extension StoreError {
   }
 
   public static func olderFormat(path: String, found: Int) -> Self { .init(.olderFormat, path: path, version: found) }
+
+  public static func keyRequired(path: String, detail: String) -> Self {
+    .init(.keyRequired, path: path, detail: detail)
+  }
+
+  public static func wrongKey(path: String, keyFile: String, detail: String) -> Self {
+    .init(.wrongKey, path: path, target: keyFile, detail: detail)
+  }
+
+  public static func erasedSubject(object: String, subject: String) -> Self {
+    .init(.erasedSubject, object: object, target: subject)
+  }
+
+  /// `subject` is the subject to erase instead, when the object has one.
+  public static func notASubject(object: String, subject: String?, detail: String) -> Self {
+    .init(.notASubject, object: object, target: subject, detail: detail)
+  }
+
+  public static func noSubject(object: String, attribute: String, detail: String) -> Self {
+    .init(.noSubject, object: object, property: attribute, detail: detail)
+  }
 
   public static func versionExists(_ version: Int) -> Self { .init(.versionExists, version: version) }
 

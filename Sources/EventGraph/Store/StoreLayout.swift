@@ -37,6 +37,9 @@ struct StoreDatabases: Sendable {
   let unique: Database?
   let version: Int
   let prefix: String
+  /// The store's keys for personal data, shared by every version (Privacy/Keyring.swift);
+  /// `nil` for a store that keeps none.
+  var keyring: Keyring? = nil
 
   static let projectionNames = [
     "objects", "identities", "links", "entities", "history", "dedupe", "index", "unique", "members",

@@ -39,12 +39,29 @@ public final class Transaction: GraphReading {
     if !isOpen { throw StoreError.transactionEnded }
   }
 
-  /// Applies and records one event.
+  /// Applies and records one event; a personal value is sealed first (or held until its
+  /// subject is known: ``sealDeferred()``), so that no plain personal value reaches the
+  /// projection or the log.
   private func emit(_ e: Event) throws {
     hasWritten = true  // before: applying may write some keys and then refuse the event
+    var e = e
+    if model.hasPersonalAttributes {
+      guard let sealed = try sealingPersonal(e) else { return }
+      e = sealed
+    }
     try projector.apply(e)
     events.append(e)
   }
+
+  /// Applies and records an event whose personal value is sealed already.
+  func emitSealed(_ e: Event) throws {
+    try projector.apply(e)
+    events.append(e)
+  }
+
+  /// Personal values set before their subject could be found (a `PhoneBook` number set
+  /// before the phone book is linked to its person), in the order they were set.
+  var deferredPersonal: [(object: ObjectID, attribute: PropertyID, value: Value)] = []
 
   /// Whether this transaction may have written to LMDB: an event was applied or tried
   /// (the commit, the history and the object records follow only events).
@@ -57,7 +74,8 @@ public final class Transaction: GraphReading {
 
   public func object(_ id: ObjectID) throws -> ObjectState? {
     try checkOpen()
-    return try projector.state(id)
+    guard model.hasPersonalAttributes, let state = try projector.state(id) else { return try projector.state(id) }
+    return try openPersonal(state)
   }
 
   /// The entity of an object alive now (in this transaction), `nil` when it does not
@@ -227,7 +245,7 @@ public final class Transaction: GraphReading {
         throw StoreError.wrongType(object: display(id), attribute: name ?? "?", detail: error.description)
       }
     }
-    if try projector.value(id, attribute) == v { return }
+    if try projector.value(id, attribute) == v, !(v?.isSealed ?? false) { return }
     try emit(.set(id, attribute: attribute, value: v))
   }
 

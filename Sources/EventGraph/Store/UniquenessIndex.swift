@@ -91,7 +91,7 @@ struct UniquenessIndex {
   }
 
   /// Appends a value's length (u32 BE) and bytes, equal exactly when the values are equal.
-  private static func appendExact(_ v: Value, to key: inout [UInt8]) {
+  static func appendExact(_ v: Value, to key: inout [UInt8]) {
     func length(_ n: Int) {
       for s in stride(from: 24, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: n >> s)) }
     }
@@ -118,6 +118,7 @@ struct UniquenessIndex {
     case .string(let s): bytes(UnicodeText.precomposed(s).utf8)
     case .uri(let s): bytes(s.utf8)
     case .binary(let b): bytes(b)
+    case .sealed(let s): bytes(s.blindHash)
     }
   }
 

@@ -64,7 +64,7 @@ struct CommitChanges {
         if let r = run, r.object != o { attributes[r.object, default: AttributeSet()].formUnion(r.set) }
         if run?.object != o { run = (o, AttributeSet()) }
         run?.set.insert(a)
-      case .link, .unlink: break
+      case .link, .unlink, .erase: break
       }
     }
     if let r = run { attributes[r.object, default: AttributeSet()].formUnion(r.set) }

@@ -15,11 +15,17 @@ public enum Event: Sendable, Hashable {
   case link(ObjectID, relationship: PropertyID, target: ObjectID, position: Int?)
   case unlink(ObjectID, relationship: PropertyID, target: ObjectID)
   case delete(ObjectID)
+  /// The erasure of a subject's personal data (Docs/privacy.md): its data key was
+  /// destroyed in the same commit, so every value sealed under it is unreadable from then
+  /// on, in every copy of the log. Holds why, never any of the data.
+  case erase(ObjectID, reason: String?)
 
   /// The object the event is about.
   public var object: ObjectID {
     switch self {
-    case .insert(let o, _), .set(let o, _, _), .link(let o, _, _, _), .unlink(let o, _, _), .delete(let o): o
+    case .insert(let o, _), .set(let o, _, _), .link(let o, _, _, _), .unlink(let o, _, _), .delete(let o),
+      .erase(let o, _):
+      o
     }
   }
 
@@ -31,6 +37,7 @@ public enum Event: Sendable, Hashable {
     case .link: "link"
     case .unlink: "unlink"
     case .delete: "delete"
+    case .erase: "erase"
     }
   }
 }

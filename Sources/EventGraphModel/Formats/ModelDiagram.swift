@@ -14,9 +14,10 @@ extension Model {
     var out = ""
     for e in entities {
       let attrs = e.description.attributes.map { a in
-        "\(a.name): \(a.type.rawValue)\(a.isOptional ? "?" : "")\(a.isIndexed ? " (indexed)" : "")"
+        "\(a.name): \(a.type.rawValue)\(a.isOptional ? "?" : "")\(a.isIndexed ? " (indexed)" : "")\(a.isPersonal ? " (personal)" : "")"
       }
-      let title = e.isAbstract ? "«abstract» \(e.name)" : e.name
+      var title = e.isAbstract ? "«abstract» \(e.name)" : e.name
+      if let s = e.description.subject { title += " (subject: \(s))" }
       out +=
         "\(indent)\(DOT.quote(prefix + e.name)) [label=\(DOT.quote("{\(DOT.record(title))|\(attrs.map { DOT.record($0) + "\\l" }.joined())}"))];\n"
     }

@@ -28,6 +28,7 @@ extension Model {
       f.append(
         JSONField("uniquenessConstraints", .array(e.uniquenessConstraints.map { .array($0.map(JSON.string)) })))
     }
+    if let s = e.subject { f.append(JSONField("subject", .string(s))) }
     add(e.userInfo, to: &f)
     return .object(f)
   }
@@ -48,6 +49,7 @@ extension Model {
     if let x = a.regularExpression { g.append(JSONField("regularExpression", .string(x))) }
     if let t = a.transformer { g.append(JSONField("transformer", .string(t))) }
     if a.isTransient { g.append(JSONField("transient", .bool(true))) }
+    if a.isPersonal { g.append(JSONField("personal", .bool(true))) }
     add(a.userInfo, to: &g)
     return .object(g)
   }

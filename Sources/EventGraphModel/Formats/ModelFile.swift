@@ -61,13 +61,14 @@ extension Model {
   private static func entity(_ r: JSONObjectReader) throws -> EntityDescription {
     try r.rejectUnknownKeys(allowed: [
       "name", "attributes", "relationships", "parent", "abstract", "renamingIdentifier", "uniquenessConstraints",
-      "userInfo",
+      "subject", "userInfo",
     ])
     var e = EntityDescription(
       name: try r.string("name"), parent: try r.optionalString("parent"),
       isAbstract: try r.bool("abstract", default: false),
       renamingIdentifier: try r.optionalString("renamingIdentifier"),
-      uniquenessConstraints: try r.stringArrays("uniquenessConstraints"), userInfo: try r.stringMap("userInfo")
+      uniquenessConstraints: try r.stringArrays("uniquenessConstraints"), subject: try r.optionalString("subject"),
+      userInfo: try r.stringMap("userInfo")
     )
     for a in try r.objects("attributes") { e.attributes.append(try attribute(a, of: e.name)) }
     for x in try r.objects("relationships") {
@@ -109,7 +110,7 @@ extension Model {
   private static func attribute(_ a: JSONObjectReader, of entity: String) throws -> AttributeDescription {
     try a.rejectUnknownKeys(allowed: [
       "name", "type", "optional", "default", "renamingIdentifier", "indexed", "minValue", "maxValue", "minLength",
-      "maxLength", "regularExpression", "transformer", "transient", "userInfo",
+      "maxLength", "regularExpression", "transformer", "transient", "personal", "userInfo",
     ])
     // The messages name the property as well as its place: `entities[0].attributes[2]`
     // alone sends the reader counting.
@@ -136,6 +137,7 @@ extension Model {
       maxValue: try value("maxValue"), minLength: try a.optionalInt("minLength"),
       maxLength: try a.optionalInt("maxLength"), regularExpression: try a.optionalString("regularExpression"),
       isTransformable: isTransformable, transformer: try a.optionalString("transformer"),
-      isTransient: try a.bool("transient", default: false), userInfo: try a.stringMap("userInfo"))
+      isTransient: try a.bool("transient", default: false), isPersonal: try a.bool("personal", default: false),
+      userInfo: try a.stringMap("userInfo"))
   }
 }

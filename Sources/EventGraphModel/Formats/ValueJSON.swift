@@ -20,6 +20,9 @@ extension Value {
     case .binary(let b): .string(Data(b).base64EncodedString())
     case .uuid(let u): .string(u.uuidString)
     case .uri(let s): .string(s)
+    // Never the sealed bytes: a reader shows `null` and names the attribute in the object's
+    // or event's `"erased"` or `"locked"` list.
+    case .sealed: .null
     }
   }
 

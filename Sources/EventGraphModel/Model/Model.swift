@@ -36,7 +36,12 @@ public struct Model: Sendable, Hashable {
     self.entityIndex = index
     self.uniqueness = Self.uniquenessConstraints(entities)
     self.hasUniquenessConstraints = uniqueness.contains { !$0.isEmpty }
+    self.hasPersonalAttributes = entities.contains { $0.hasPersonalAttributes }
   }
+
+  /// Whether any entity has a personal attribute: a store of such a model is written only
+  /// with its key-encryption key (Docs/privacy.md).
+  public let hasPersonalAttributes: Bool
 
   /// The uniqueness constraints each entity's objects are held to, by ``EntityID``: its
   /// ancestors' first, then its own.
@@ -151,6 +156,15 @@ public final class Entity: Sendable, Hashable {
   public let indexed: [Bool]
   /// Whether any attribute of the entity is indexed.
   public let hasIndexes: Bool
+  /// Whether each property is a personal attribute, by ``PropertyID``.
+  public let personal: [Bool]
+  /// Whether any attribute of the entity is personal.
+  public let hasPersonalAttributes: Bool
+  /// The to-one relationships that lead to the subject of the entity's personal data.
+  ///
+  /// In order; empty when the object is its own subject. The object at the
+  /// end may be of an entity with a path of its own, which is followed in turn.
+  public let subjectPath: [PropertyID]
   @usableFromInline let index: [String: PropertyID]
   /// Property names by ``PropertyID``, and the IDs by a hash of the name's UTF-8 bytes.
   ///
@@ -162,9 +176,11 @@ public final class Entity: Sendable, Hashable {
 
   init(
     id: EntityID, name: String, uniquenessConstraints: [[Attribute]], parent: EntityID?, isAbstract: Bool,
-    renamingIdentifier: String?, properties: [Property], description: EntityDescription
+    renamingIdentifier: String?, properties: [Property], description: EntityDescription,
+    subjectPath: [PropertyID]
   ) {
     self.id = id
+    self.subjectPath = subjectPath
     self.name = name
     self.uniquenessConstraints = uniquenessConstraints
     self.parent = parent
@@ -188,6 +204,8 @@ public final class Entity: Sendable, Hashable {
     self.attributeTypes = properties.map { if case .attribute(let a) = $0.kind { a.type } else { nil } }
     self.indexed = properties.map { if case .attribute(let a) = $0.kind { a.isIndexed } else { false } }
     self.hasIndexes = indexed.contains(true)
+    self.personal = properties.map { if case .attribute(let a) = $0.kind { a.isPersonal } else { false } }
+    self.hasPersonalAttributes = personal.contains(true)
     self.attributes = properties.compactMap { if case .attribute(let a) = $0.kind { a } else { nil } }
     self.relationships = properties.compactMap { if case .relationship(let r) = $0.kind { r } else { nil } }
     self.attributeSlots = properties.map { if case .attribute(let a) = $0.kind { a } else { nil } }
@@ -306,6 +324,9 @@ public struct Attribute: Sendable, Hashable {
   public let transformer: String?
   /// The store keeps no value for the attribute: a set is refused.
   public let isTransient: Bool
+  /// The attribute holds a person's data: stored only sealed under the key of the
+  /// object's subject (``Entity/subjectPath``) and erased with it.
+  public let isPersonal: Bool
   public let userInfo: [String: String]
 }
 

@@ -45,14 +45,67 @@ struct ModelBuilder {
         }
       }
       let constraints = try uniquenessConstraints(d, properties)
+      let subjectPath = try self.subjectPath(of: i, ids: ids, flat: flat)
       entities.append(
         Entity(
           id: EntityID(rawValue: UInt16(i)), name: d.name, uniquenessConstraints: constraints,
           parent: d.parent.flatMap { ids[$0] }.map { EntityID(rawValue: UInt16($0)) },
           isAbstract: d.isAbstract, renamingIdentifier: d.renamingIdentifier,
-          properties: properties, description: d))
+          properties: properties, description: d, subjectPath: subjectPath))
     }
+    try checkSubjectCycles(entities)
     return entities
+  }
+
+  /// The subject key path an entity declares, or its nearest ancestor's, resolved to the
+  /// IDs of to-one relationships.
+  private func subjectPath(
+    of i: Int, ids: [String: Int],
+    flat: [Int: [(name: String, attribute: AttributeDescription?, relationship: RelationshipDescription?)]]
+  ) throws(ModelError) -> [PropertyID] {
+    var declaring = descriptions[i]
+    while declaring.subject == nil, let p = declaring.parent, let pi = ids[p] { declaring = descriptions[pi] }
+    guard let written = declaring.subject else { return [] }
+    let name = descriptions[i].name
+    func refuse(_ detail: String) -> ModelError { .invalidSubject(entity: name, subject: written, detail: detail) }
+    let steps = written.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    guard !steps.contains(where: \.isEmpty) else { throw refuse("an empty name in the key path") }
+    var current = i
+    var path: [PropertyID] = []
+    for step in steps {
+      let here = descriptions[current].name
+      guard let j = (flat[current] ?? []).firstIndex(where: { $0.name == step }) else {
+        throw refuse("'\(step)' is no relationship of \(here)")
+      }
+      guard let r = (flat[current] ?? [])[j].relationship else {
+        throw refuse("'\(step)' of \(here) is an attribute, not a to-one relationship")
+      }
+      guard !r.isToMany else { throw refuse("'\(step)' of \(here) is to-many: a subject is one object") }
+      guard let next = ids[r.destination] else { throw refuse("'\(step)' of \(here) leads to no entity") }
+      path.append(PropertyID(rawValue: UInt16(j)))
+      current = next
+    }
+    return path
+  }
+
+  /// Refuses subject paths that lead, from entity to entity, back to where they started:
+  /// such an object would have no subject.
+  private func checkSubjectCycles(_ entities: [Entity]) throws(ModelError) {
+    for start in entities where !start.subjectPath.isEmpty {
+      var seen: Set<EntityID> = [start.id]
+      var current = start
+      while !current.subjectPath.isEmpty {
+        for step in current.subjectPath {
+          guard case .relationship(let r)? = current.property(step)?.kind else { break }
+          current = entities[Int(r.destination.rawValue)]
+        }
+        guard seen.insert(current.id).inserted else {
+          throw .invalidSubject(
+            entity: start.name, subject: start.description.subject ?? "",
+            detail: "the subjects' key paths form a cycle through \(current.name)")
+        }
+      }
+    }
   }
 
   /// The entity's own uniqueness constraints, resolved to attributes (inherited ones
@@ -129,12 +182,13 @@ struct ModelBuilder {
     if a.isTransformable && a.type != .binary { throw refuse("a transformable attribute holds binary data") }
     if a.transformer != nil && !a.isTransformable { throw refuse("'transformer' needs type transformable") }
     if a.isTransient && a.isIndexed { throw refuse("a transient attribute has no value to index") }
+    if a.isTransient && a.isPersonal { throw refuse("a transient attribute has no value to protect") }
     return Attribute(
       id: id, name: a.name, type: a.type, isOptional: a.isOptional,
       // A transient attribute's default stays in its description; the store keeps no value.
       defaultValue: a.isTransient ? nil : value, renamingIdentifier: a.renamingIdentifier, isIndexed: a.isIndexed,
       rules: rules, isTransformable: a.isTransformable, transformer: a.transformer, isTransient: a.isTransient,
-      userInfo: a.userInfo)
+      isPersonal: a.isPersonal, userInfo: a.userInfo)
   }
 
   /// The attribute's value rules, checked against its type.

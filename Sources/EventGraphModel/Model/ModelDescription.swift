@@ -9,6 +9,13 @@ public struct EntityDescription: Sendable, Hashable {
   /// Each constraint a list of attribute names (inherited ones allowed) whose values no two
   /// objects of the entity and its sub-entities share (Core Data's uniqueness constraints).
   public var uniquenessConstraints: [[String]]
+  /// Whose personal data the entity's objects hold.
+  ///
+  /// `nil` for themselves, or a key path of
+  /// to-one relationships (`"addressBook"`, `"order.customer"`) to the object that is the
+  /// subject of their personal attributes (Docs/privacy.md). A sub-entity without one
+  /// takes its parent's.
+  public var subject: String?
   /// Free text for the model's user: kept and written back, no meaning to the store.
   public var userInfo: [String: String]
 
@@ -16,8 +23,9 @@ public struct EntityDescription: Sendable, Hashable {
     name: String, parent: String? = nil, isAbstract: Bool = false,
     renamingIdentifier: String? = nil,
     attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
-    uniquenessConstraints: [[String]] = [], userInfo: [String: String] = [:]
+    uniquenessConstraints: [[String]] = [], subject: String? = nil, userInfo: [String: String] = [:]
   ) {
+    self.subject = subject
     self.name = name
     self.parent = parent
     self.isAbstract = isAbstract
@@ -55,6 +63,9 @@ public struct AttributeDescription: Sendable, Hashable {
   public var transformer: String?
   /// The store keeps no value for it (Core Data's transient attribute): a set is refused.
   public var isTransient: Bool
+  /// A person's data: stored only encrypted under the key of the object's subject, and
+  /// erased with it (Docs/privacy.md).
+  public var isPersonal: Bool
   /// Free text for the model's user: kept and written back, no meaning to the store.
   public var userInfo: [String: String]
 
@@ -63,8 +74,9 @@ public struct AttributeDescription: Sendable, Hashable {
     renamingIdentifier: String? = nil, isIndexed: Bool = false, minValue: Value? = nil, maxValue: Value? = nil,
     minLength: Int? = nil, maxLength: Int? = nil, regularExpression: String? = nil,
     isTransformable: Bool = false, transformer: String? = nil, isTransient: Bool = false,
-    userInfo: [String: String] = [:]
+    isPersonal: Bool = false, userInfo: [String: String] = [:]
   ) {
+    self.isPersonal = isPersonal
     self.name = name
     self.type = type
     self.isOptional = isOptional

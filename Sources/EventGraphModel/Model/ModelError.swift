@@ -54,6 +54,9 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidRule = Code(rawValue: "invalidRule")
     /// A uniqueness constraint naming no attribute of the entity, or one that cannot be.
     public static let invalidConstraint = Code(rawValue: "invalidConstraint")
+    /// A subject key path that is not a chain of to-one relationships, or that leads back to
+    /// where it started.
+    public static let invalidSubject = Code(rawValue: "invalidSubject")
     /// A model file that cannot be read: the file, where, and what is wrong.
     public static let invalidFile = Code(rawValue: "invalidFile")
   }
@@ -97,6 +100,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case .invalidDefault: return "\(e).\(p): invalid default: \(d)"
     case .invalidCounts, .invalidRule: return "\(e).\(p): \(d)"
     case .invalidConstraint: return "\(e): uniquenessConstraints \(n): \(d)"
+    case .invalidSubject: return "\(e): subject '\(n)': \(d)"
     case .orderedToOne: return "\(e).\(p): 'ordered' needs 'toMany'"
     case .invalidName: return "invalid name '\(n)': names are letters, digits and '_', not starting with a digit"
     case .tooLarge: return "model too large: \(d)"
@@ -150,6 +154,11 @@ extension ModelError {
   /// `constraint` is the constraint as written, `[a, b]`.
   public static func invalidConstraint(entity: String, constraint: String, detail: String) -> Self {
     .init(.invalidConstraint, entity: entity, name: constraint, detail: detail)
+  }
+
+  /// `subject` is the key path as written.
+  public static func invalidSubject(entity: String, subject: String, detail: String) -> Self {
+    .init(.invalidSubject, entity: entity, name: subject, detail: detail)
   }
 
   public static func orderedToOne(entity: String, relationship: String) -> Self {

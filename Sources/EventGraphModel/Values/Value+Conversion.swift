@@ -108,6 +108,7 @@ extension Value {
     case .date(let d): ISO8601.format(d)
     case .binary(let b): "<\(b.count) bytes>"
     case .uuid(let u): u.uuidString
+    case .sealed(let s): s.state == .erased ? "<erased>" : "<locked>"
     case .uri(let s): s
     }
   }

@@ -20,6 +20,9 @@ public enum Value: Sendable, Hashable {
   case uuid(UUID)
   /// A URI, kept as the text it was given.
   case uri(String)
+  /// A personal value that the store could not open: its subject was erased, or its key is
+  /// missing (``SealedValue``).
+  case sealed(SealedValue)
 
   /// The attribute type this value has.
   public var type: AttributeType {
@@ -36,7 +39,14 @@ public enum Value: Sendable, Hashable {
     case .binary: .binary
     case .uuid: .uuid
     case .uri: .uri
+    case .sealed(let s): s.type
     }
+  }
+
+  /// Whether the value is a sealed personal value that was not opened.
+  public var isSealed: Bool {
+    if case .sealed = self { return true }
+    return false
   }
 
   /// The value as a 64-bit integer, when it is an integer of any width.

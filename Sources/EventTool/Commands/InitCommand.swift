@@ -11,7 +11,7 @@ struct InitCommand: ToolCommand {
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let path = try a.required("STORE")
     let model = try Model(contentsOf: a.value("model") ?? "")
-    let store = try EventStore.create(at: path, model: model)
+    let store = try EventStore.create(at: path, model: model, options: StoreOptions(keyFile: ToolKey.file))
     io.print(
       "created \(path): model \(model.name) v\(model.version), \(model.entities.count) entities, store \(store.storeID)"
     )

@@ -1,0 +1,167 @@
+/// Personal values in a transaction (Docs/privacy.md): sealed under their subject's key
+/// before the projection or the log sees them, opened for the transaction's own reads.
+extension Transaction {
+  /// The store's keyring, or the error that a store without its key gets.
+  func requireKeyring() throws -> Keyring {
+    guard let ring = batch.dbs.keyring, ring.kek != nil else {
+      throw StoreError.keyRequired(
+        path: batch.path,
+        detail: "its model has personal attributes: open it with its key-encryption key to write")
+    }
+    return ring
+  }
+
+  /// `e` with its personal value sealed; `nil` when the value is held back until its
+  /// subject is linked (``deferredPersonal``), and `e` itself for any other event.
+  func sealingPersonal(_ e: Event) throws -> Event? {
+    guard case .set(let o, let a, let value) = e else { return e }
+    guard let entityID = try projector.liveEntity(o), let entity = model.entity(entityID),
+      Int(a.rawValue) < entity.personal.count, entity.personal[Int(a.rawValue)]
+    else { return e }
+    deferredPersonal.removeAll { $0.object == o && $0.attribute == a }
+    guard let value, !value.isSealed else { return e }
+    let ring = try requireKeyring()
+    guard let subject = try subject(of: o, entity) else {
+      deferredPersonal.append((o, a, value))
+      return nil
+    }
+    return .set(o, attribute: a, value: .sealed(try seal(value, of: o, a, entity, subject: subject, ring)))
+  }
+
+  /// Seals the values held back for want of a subject, now that the commit's links are
+  /// made; called before the commit is validated.
+  ///
+  /// - Throws: ``StoreError/Code/noSubject`` for a live object whose subject path still
+  ///   leads nowhere.
+  func sealDeferred() throws {
+    let held = deferredPersonal
+    deferredPersonal = []
+    for (o, a, value) in held {
+      guard let entityID = try projector.liveEntity(o), let entity = model.entity(entityID) else { continue }
+      guard let subject = try subject(of: o, entity) else {
+        let name = entity.property(a)?.name ?? "#\(a.rawValue)"
+        let path = entity.subjectPath.compactMap { entity.property($0)?.name }.joined(separator: ".")
+        throw StoreError.noSubject(
+          object: display(o), attribute: name,
+          detail: "its subject is reached through '\(path)', which leads to no object at the end of the commit")
+      }
+      let sealed = try seal(value, of: o, a, entity, subject: subject, try requireKeyring())
+      try emitSealed(.set(o, attribute: a, value: .sealed(sealed)))
+    }
+  }
+
+  private func seal(
+    _ value: Value, of o: ObjectID, _ a: PropertyID, _ entity: Entity, subject: ObjectID, _ ring: Keyring
+  ) throws -> SealedValue {
+    let hashed =
+      entity.indexed[Int(a.rawValue)]
+      || model.uniqueness[Int(entity.id.rawValue)].contains { c in c.attributes.contains { $0.id == a } }
+    do {
+      return try ring.seal(value, subject: subject, hashed: hashed, in: batch.handle)
+    } catch let e as StoreError where e.code == .erasedSubject {
+      throw StoreError.erasedSubject(object: display(o), subject: display(subject))
+    }
+  }
+
+  /// The subject of `o`'s personal values: `o` itself, or the object its entity's subject
+  /// path leads to (followed on from there while that object's entity has a path of its
+  /// own); `nil` when a step of the path leads to no object.
+  func subject(of o: ObjectID, _ entity: Entity) throws -> ObjectID? {
+    var current = o
+    var e = entity
+    var hops = 0
+    while !e.subjectPath.isEmpty {
+      for step in e.subjectPath {
+        guard let next = try related(current, step).first, let ne = try projector.liveEntity(next),
+          let nextEntity = model.entity(ne)
+        else { return nil }
+        current = next
+        e = nextEntity
+      }
+      hops += 1
+      // The model refuses cycles of declared destinations; a sub-entity's own path could
+      // still lead around: no subject then.
+      if hops > model.entities.count { return nil }
+    }
+    return current
+  }
+
+  /// `state` with its sealed values opened, for this transaction's reads.
+  func openPersonal(_ state: ObjectState) throws -> ObjectState {
+    var opened = state
+    if let ring = batch.dbs.keyring { opened = try ring.open(state, in: batch.handle) }
+    for d in deferredPersonal where d.object == state.id { opened.set(d.attribute, d.value) }
+    return opened
+  }
+}
+
+// MARK: - Erasure
+
+extension Transaction {
+  /// Erases a subject's personal data.
+  ///
+  /// Records an erasure event (the subject and `reason`, none of the data) and destroys the subject's data key in the same commit,
+  /// so that every value sealed under it — in the log, the projections, every model
+  /// version, and every copy of them — is unreadable from then on. Needs no
+  /// key-encryption key. A deleted subject can be erased too: its values are still in the
+  /// log.
+  ///
+  /// - Returns: `false` when the subject was erased before (nothing is recorded).
+  /// - Throws: ``StoreError/Code/noSuchObject`` for an identity never given,
+  ///   ``StoreError/Code/notASubject`` for an object whose personal data belongs to
+  ///   another (named when it can be found).
+  @discardableResult
+  public func erase(_ subject: ObjectID, reason: String? = nil) throws -> Bool {
+    try checkOpen()
+    guard let entityID = try entityID(of: subject), let entity = model.entity(entityID) else {
+      throw StoreError.noSuchObject(display(subject))
+    }
+    guard entity.subjectPath.isEmpty else {
+      let owner = try projector.liveEntity(subject) != nil ? try self.subject(of: subject, entity) : nil
+      let path = entity.subjectPath.compactMap { entity.property($0)?.name }.joined(separator: ".")
+      throw StoreError.notASubject(
+        object: display(subject), subject: owner.map(display),
+        detail: "\(entity.name)'s personal data belongs to the object its '\(path)' leads to"
+          + (owner.map { ": erase \(display($0))" } ?? ""))
+    }
+    guard model.isSubject(entity.id) else {
+      throw StoreError.notASubject(
+        object: display(subject), subject: nil,
+        detail: "\(entity.name) has no personal attribute, and no entity names it as its subject")
+    }
+    guard let ring = batch.dbs.keyring else {
+      throw StoreError.notASubject(object: display(subject), subject: nil, detail: "the store keeps no personal data")
+    }
+    guard try ring.markErased(subject, in: batch.handle) else { return false }
+    markWritten()
+    batch.erased = true
+    try emitSealed(.erase(subject, reason: reason))
+    return true
+  }
+
+  /// Whether `subject` was erased, as of this transaction.
+  public func isErased(_ subject: ObjectID) throws -> Bool {
+    try checkOpen()
+    return try batch.dbs.keyring?.entry(subject, in: batch.handle)?.erased ?? false
+  }
+}
+
+extension Model {
+  /// Whether objects of `entity` are subjects of personal data: its own attributes are
+  /// personal, or another entity's subject path ends at it (or at an ancestor of it).
+  func isSubject(_ entity: EntityID) -> Bool {
+    guard let e = self.entity(entity), e.subjectPath.isEmpty else { return false }
+    if e.hasPersonalAttributes { return true }
+    for other in entities where !other.subjectPath.isEmpty {
+      var current = other
+      for step in other.subjectPath {
+        guard case .relationship(let r)? = current.property(step)?.kind, let next = self.entity(r.destination) else {
+          break
+        }
+        current = next
+      }
+      if isKind(entity, of: current.id) || isKind(current.id, of: entity) { return true }
+    }
+    return false
+  }
+}

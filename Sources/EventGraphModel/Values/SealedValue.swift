@@ -1,0 +1,50 @@
+/// A personal attribute's value as the store keeps it: encrypted under the data key of its
+/// subject (Docs/privacy.md).
+///
+/// A store opened with its key-encryption key opens sealed values before they reach you:
+/// you meet one only where the key is missing, wrong, or destroyed by an erasure of the
+/// subject. It compares equal to another only when its bytes are the same; it is never
+/// equal to a plain value, and predicates, sorts and rules do not look inside it.
+public struct SealedValue: Sendable, Hashable {
+  /// The attribute type of the value inside.
+  public let type: AttributeType
+  /// The object whose data key sealed it: erasing that object makes the value unreadable.
+  public let subject: ObjectID
+  /// The keyed hash of the value inside, kept for an indexed or unique attribute so that
+  /// the index needs no decryption (empty otherwise).
+  public let blindHash: [UInt8]
+  /// The sealed bytes: nonce, ciphertext and authentication tag.
+  public let ciphertext: [UInt8]
+  /// Why the reader that gave it could not open it (`nil` before any reader tried).
+  ///
+  /// Not part of the stored value: equality and hashing leave it out.
+  public var state: SealedState?
+
+  public init(
+    type: AttributeType, subject: ObjectID, blindHash: [UInt8] = [], ciphertext: [UInt8], state: SealedState? = nil
+  ) {
+    self.type = type
+    self.subject = subject
+    self.blindHash = blindHash
+    self.ciphertext = ciphertext
+    self.state = state
+  }
+
+  public static func == (a: Self, b: Self) -> Bool {
+    a.type == b.type && a.subject == b.subject && a.blindHash == b.blindHash && a.ciphertext == b.ciphertext
+  }
+
+  public func hash(into h: inout Hasher) {
+    h.combine(type)
+    h.combine(subject)
+    h.combine(ciphertext)
+  }
+}
+
+/// Why a personal value could not be opened, for what a reader shows in its place.
+public enum SealedState: String, Sendable, Hashable {
+  /// Its subject was erased: no key anywhere opens it.
+  case erased
+  /// The store was opened without its key-encryption key (or with another).
+  case locked
+}

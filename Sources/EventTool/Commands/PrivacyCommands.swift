@@ -1,0 +1,63 @@
+import EventGraph
+internal import EventGraphText
+
+/// `eventtool keygen`: a new key-encryption key (Docs/privacy.md).
+struct KeygenCommand: ToolCommand {
+  let spec = CommandSpec(
+    name: "keygen", abstract: "Write a new random key-encryption key for stores with personal data.",
+    discussion:
+      "Writes 32 random bytes to PATH with mode 0600, and never overwrites a file. Give the file to every command on a store whose model has personal attributes with --key-file PATH (or EVENTGRAPH_KEY_FILE), and keep it apart from the store and its backups: whoever holds both can read the personal data of every subject not erased.",
+    positionals: [PositionalSpec("PATH", help: "The key file to create.")],
+    examples: ["eventtool keygen book.key"])
+
+  func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let path = try a.required("PATH")
+    try EventStore.generateKeyFile(at: path)
+    io.print("wrote \(path): a new key-encryption key (32 bytes, mode 0600)")
+  }
+}
+
+/// `eventtool erase`: a subject's personal data made unreadable everywhere.
+struct EraseCommand: ToolCommand {
+  let spec = CommandSpec(
+    name: "erase", abstract: "Erase a subject's personal data by destroying its key.",
+    discussion:
+      "Commits an erasure event (the subject, the time, the reason; none of the data) and, in the same commit, destroys the subject's data key, overwriting it in place in the store's subject-key file. Every personal value of the subject, and of the objects whose subject it is, in every commit, version, copy and replica of the log, is unreadable from then on; everything else stays. Needs no key-encryption key. Erasing a subject twice changes nothing and says so; an object that is not a subject (a PhoneBook whose subject is its addressBook) is refused, naming the subject to erase.",
+    positionals: [
+      PositionalSpec("STORE", help: "The store directory."),
+      PositionalSpec("OBJECT", help: "The subject, as Entity/N (a deleted one too)."),
+    ],
+    options: [
+      OptionSpec("reason", valueName: "TEXT", help: "Why, kept in the erasure event (no personal data here)."),
+      OptionSpec("json", help: "Print the result as JSON."),
+    ],
+    examples: ["eventtool erase book.store AddressBook/1 --reason 'request 2026-118'"])
+
+  func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let path = try a.required("STORE")
+    let text = try a.required("OBJECT")
+    let store = try openStore(path, writing: true)
+    guard let (name, id) = ObjectID.parse(text) else {
+      throw ToolError.usage("OBJECT is written Entity/N, not '\(text)'")
+    }
+    guard let named = store.model.entity(named: name) else { throw StoreError.unknownEntity(name) }
+    let result = try store.write { tx -> Bool in
+      guard let e = try tx.entityID(of: id), store.model.isKind(e, of: named.id) else {
+        throw StoreError.noSuchObject(text)
+      }
+      return try tx.erase(id, reason: a.value("reason"))
+    }
+    if a.flag("json") {
+      var fields = [JSONField("store", .string(path)), JSONField("object", .string(text))]
+      fields.append(JSONField("erased", .bool(result.value)))
+      if let c = result.commit { fields.append(JSONField("commit", .int(Int64(c.number)))) }
+      io.print(JSON.object(fields).serialized())
+      return
+    }
+    if let c = result.commit, result.value {
+      io.print("erased \(text): commit \(c.number), its key destroyed")
+    } else {
+      io.print("\(text) was erased before: nothing to do")
+    }
+  }
+}

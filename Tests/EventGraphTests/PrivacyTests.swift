@@ -1,0 +1,238 @@
+import Foundation
+import Testing
+
+@testable import EventGraph
+
+/// Personal data (Docs/privacy.md): sealed where it is stored, opened with the key,
+/// erased by destroying its subject's key.
+@Suite("Personal data: sealed per subject, erased by destroying the key")
+struct PrivacyTests {
+  /// The seed's v2 address book with `lastName` and `phoneNumber` personal, a phone's
+  /// subject its address book.
+  static func model() throws -> Model {
+    var descriptions = try Fixtures.addressBookV2().descriptions
+    for i in descriptions.indices {
+      for j in descriptions[i].attributes.indices
+      where ["lastName", "phoneNumber"].contains(descriptions[i].attributes[j].name) {
+        descriptions[i].attributes[j].isPersonal = true
+      }
+      if descriptions[i].name == "PhoneBook" { descriptions[i].subject = "addressBook" }
+    }
+    return try Model(name: "AddressBook", version: 2, entities: descriptions)
+  }
+
+  static func keyFile(in dir: String) throws -> String {
+    let path = dir + "/store.key"
+    try EventStore.generateKeyFile(at: path)
+    return path
+  }
+
+  /// Every file under `dir`, read whole.
+  static func files(_ dir: String) throws -> [(String, [UInt8])] {
+    let names = FileManager.default.enumerator(atPath: dir)?.compactMap { $0 as? String } ?? []
+    return names.compactMap { name in
+      let path = dir + "/" + name
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+        let data = FileManager.default.contents(atPath: path)
+      else { return nil }
+      return (name, [UInt8](data))
+    }
+  }
+
+  static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard needle.count <= haystack.count, let first = needle.first else { return false }
+    var i = 0
+    while i <= haystack.count - needle.count {
+      if haystack[i] == first, Array(haystack[i..<(i + needle.count)]) == needle { return true }
+      i += 1
+    }
+    return false
+  }
+
+  /// The marker's bytes in UTF-8 and UTF-16 (both orders).
+  static func encodings(_ marker: String) -> [[UInt8]] {
+    let utf16 = Array(marker.utf16)
+    return [
+      Array(marker.utf8), utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] },
+      utf16.flatMap { [UInt8($0 >> 8), UInt8(truncatingIfNeeded: $0)] },
+    ]
+  }
+
+  @Test(
+    "personal values are read back with the key and appear in no file of the store, its backup or its compacted copy")
+  func noPlaintext() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let key = try Self.keyFile(in: dir)
+    let path = dir + "/store"
+    let markers = (0..<20).map { "MARKER-\($0)-\(UUID().uuidString)" }
+    do {
+      let store = try EventStore.create(at: path, model: try Self.model(), options: StoreOptions(keyFile: key))
+      try store.write { tx in
+        for (i, m) in markers.enumerated() where i % 2 == 0 {
+          let person = try tx.insert("AddressBook", ["firstName": .string("p\(i)"), "lastName": .string(m)])
+          // Set before the link: held until the commit knows the phone's subject.
+          let phone = try tx.insert("PhoneBook", ["phoneNumber": .string(markers[i + 1])])
+          try tx.link(person, "phones", phone)
+        }
+      }
+      let read = try store.read { s in
+        try s.objects(of: "AddressBook").map { try s.value($0, "lastName") }
+          + (try s.objects(of: "PhoneBook").map { try s.value($0, "phoneNumber") })
+      }
+      #expect(Set(read.compactMap { $0?.stringValue }) == Set(markers))
+      _ = try store.backup(to: dir + "/backup")
+    }
+    _ = try EventStore.compact(at: path)
+    for (name, bytes) in try Self.files(dir) {
+      for m in markers {
+        for e in Self.encodings(m) { #expect(!Self.contains(bytes, e), "\(name) holds \(m)") }
+      }
+    }
+    // The backup opens with the same key.
+    let backup = try EventStore(path: dir + "/backup", options: StoreOptions(readOnly: true, keyFile: key))
+    let names = try backup.read { s in try s.objects(of: "AddressBook").map { try s.value($0, "lastName") } }
+    #expect(
+      names.compactMap { $0?.stringValue }.sorted() == markers.enumerated().filter { $0.0 % 2 == 0 }.map(\.1).sorted())
+  }
+
+  @Test(
+    "an erasure makes the subject's values, and its phones', unreadable even with the key, removes its key from every byte of the files, and leaves every other subject readable"
+  )
+  func erasure() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let key = try Self.keyFile(in: dir)
+    let path = dir + "/store"
+    let store = try EventStore.create(at: path, model: try Self.model(), options: StoreOptions(keyFile: key))
+    let (momo, beppo, phone) = try store.write { tx in
+      let m = try tx.insert("AddressBook", ["firstName": .string("Momo"), "lastName": .string("Secret")])
+      let b = try tx.insert("AddressBook", ["firstName": .string("Beppo"), "lastName": .string("Kept")])
+      let p = try tx.insert("PhoneBook", ["phoneNumber": .string("555")])
+      try tx.link(m, "phones", p)
+      return (m, b, p)
+    }.value
+    let dataKey = try #require(try store.env.read { try store.dbs.keyring?.testingDataKey(momo, in: $0) })
+    let first = try store.write { tx in try tx.erase(momo, reason: "request") }
+    #expect(first.value && first.commit != nil)
+    let second = try store.write { tx in try tx.erase(momo) }
+    #expect(!second.value && second.commit == nil)
+    try store.read { s in
+      guard case .sealed(let v)? = try s.value(momo, "lastName") else {
+        Issue.record("an erased value was opened")
+        return
+      }
+      #expect(v.state == .erased)
+      guard case .sealed(let p)? = try s.value(phone, "phoneNumber") else {
+        Issue.record("an erased phone's number was opened")
+        return
+      }
+      #expect(p.state == .erased)
+      #expect(try s.value(beppo, "lastName") == .string("Kept"))
+      #expect(try s.value(momo, "firstName") == .string("Momo"))
+      let events = try s.commits().flatMap(\.events)
+      #expect(events.contains(.erase(momo, reason: "request")))
+    }
+    #expect(try store.verify().isOK)
+    for (name, bytes) in try Self.files(dir) {
+      #expect(!Self.contains(bytes, dataKey), "\(name) holds the erased subject's data key")
+    }
+    // New personal values for an erased subject are refused; a phone is not a subject.
+    #expect(throws: StoreError.self) { try store.write { tx in try tx.set(momo, "lastName", .string("again")) } }
+    do {
+      _ = try store.write { tx in try tx.erase(phone) }
+      Issue.record("a phone was erased")
+    } catch let e as StoreError {
+      #expect(e.code == .notASubject)
+      #expect(e.target == "AddressBook/\(momo.rawValue)")
+    }
+  }
+
+  @Test(
+    "without the key a store of personal data reads its other values, shows personal ones as locked, and refuses writes; a wrong key is refused"
+  )
+  func withoutTheKey() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let key = try Self.keyFile(in: dir)
+    let path = dir + "/store"
+    let momo = try {
+      let store = try EventStore.create(at: path, model: try Self.model(), options: StoreOptions(keyFile: key))
+      return try store.write { tx in
+        try tx.insert("AddressBook", ["firstName": .string("Momo"), "lastName": .string("Secret")])
+      }.value
+    }()
+    do {
+      let store = try EventStore(path: path)
+      try store.read { s in
+        #expect(try s.value(momo, "firstName") == .string("Momo"))
+        guard case .sealed(let v)? = try s.value(momo, "lastName") else {
+          Issue.record("a personal value read without the key")
+          return
+        }
+        #expect(v.state == .locked)
+      }
+      do {
+        _ = try store.write { tx in try tx.set(momo, "firstName", .string("M")) }
+        Issue.record("a write without the key")
+      } catch let e as StoreError {
+        #expect(e.code == .keyRequired)
+      }
+    }
+    let other = dir + "/other.key"
+    try EventStore.generateKeyFile(at: other)
+    do {
+      _ = try EventStore(path: path, options: StoreOptions(keyFile: other))
+      Issue.record("a wrong key opened the store")
+    } catch let e as StoreError {
+      #expect(e.code == .wrongKey)
+      #expect(e.target == other)
+    }
+    #expect(throws: StoreError.self) { try EventStore.create(at: dir + "/new", model: try Self.model()) }
+  }
+
+  @Test(
+    "the model file carries personal and subject, and refuses subject paths that are unknown, to-many, attributes or cycles"
+  )
+  func modelChecks() throws {
+    let m = try Self.model()
+    let again = try Model(json: Array(m.jsonText.utf8), file: "again")
+    #expect(again == m)
+    #expect(again.entity(named: "PhoneBook")?.subjectPath.count == 1)
+    #expect(again.entity(named: "AddressBook")?.personal.contains(true) == true)
+    func refuses(_ entities: [EntityDescription]) -> ModelError.Code? {
+      do {
+        _ = try Model(name: "M", version: 1, entities: entities)
+        return nil
+      } catch let e as ModelError {
+        return e.code
+      } catch {
+        return nil
+      }
+    }
+    let a = AttributeDescription(name: "n", type: .string, isPersonal: true)
+    #expect(refuses([EntityDescription(name: "A", attributes: [a], subject: "missing")]) == .invalidSubject)
+    #expect(
+      refuses([
+        EntityDescription(
+          name: "A", attributes: [a],
+          relationships: [RelationshipDescription(name: "bs", destination: "B", isToMany: true)], subject: "bs"),
+        EntityDescription(name: "B"),
+      ]) == .invalidSubject)
+    #expect(refuses([EntityDescription(name: "A", attributes: [a], subject: "n")]) == .invalidSubject)
+    #expect(
+      refuses([
+        EntityDescription(
+          name: "A", attributes: [a], relationships: [RelationshipDescription(name: "b", destination: "B")],
+          subject: "b"),
+        EntityDescription(
+          name: "B", relationships: [RelationshipDescription(name: "a", destination: "A")], subject: "a"),
+      ]) == .invalidSubject)
+    #expect(
+      refuses([
+        EntityDescription(
+          name: "A", attributes: [AttributeDescription(name: "t", type: .string, isTransient: true, isPersonal: true)])
+      ]) == .invalidRule)
+  }
+}
