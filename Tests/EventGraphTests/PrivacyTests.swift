@@ -15,6 +15,8 @@ struct PrivacyTests {
       for j in descriptions[i].attributes.indices
       where ["lastName", "phoneNumber"].contains(descriptions[i].attributes[j].name) {
         descriptions[i].attributes[j].isPersonal = true
+        // Indexed, so that an erasure's walk from the subject to its phones is seen.
+        if descriptions[i].attributes[j].name == "phoneNumber" { descriptions[i].attributes[j].isIndexed = true }
       }
       if descriptions[i].name == "PhoneBook" { descriptions[i].subject = "addressBook" }
     }
@@ -114,7 +116,10 @@ struct PrivacyTests {
       return (m, b, p)
     }.value
     let dataKey = try #require(try store.env.read { try store.dbs.keyring?.testingDataKey(momo, in: $0) })
+    #expect(try store.read { try $0.fetch("PhoneBook", where: "phoneNumber == '555'") }.objects == [phone])
     let first = try store.write { tx in try tx.erase(momo, reason: "request") }
+    // The phone's blind hash left the index with its subject's key.
+    #expect(try store.read { try $0.fetch("PhoneBook", where: "phoneNumber == '555'") }.examined == 0)
     #expect(first.value && first.commit != nil)
     let second = try store.write { tx in try tx.erase(momo) }
     #expect(!second.value && second.commit == nil)

@@ -198,7 +198,7 @@ struct FreshObjects {
               for s in states where !indexed[Int(s.entity.rawValue)].isEmpty {
                 for (i, isIndexed) in indexed[Int(s.entity.rawValue)].enumerated() where isIndexed {
                   let a = PropertyID(rawValue: UInt16(i))
-                  guard let v = s[a] else { continue }
+                  guard let v = s[a], IndexKey.isKeyed(v) else { continue }
                   try txn.put(
                     dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: s.id), value: none)
                 }

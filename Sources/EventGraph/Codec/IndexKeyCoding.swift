@@ -22,6 +22,13 @@ enum IndexKey {
     ]
   }
 
+  /// Whether a value has an entry: every value but a personal one without a blind hash
+  /// (an erased subject's, Projector+Erase.swift).
+  static func isKeyed(_ value: Value) -> Bool {
+    guard case .sealed(let s) = value else { return true }
+    return !s.blindHash.isEmpty
+  }
+
   /// The order-preserving bytes of a value.
   static func encode(_ value: Value) -> [UInt8] {
     switch value {

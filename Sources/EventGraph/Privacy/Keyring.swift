@@ -296,6 +296,9 @@ final class Keyring: Sendable {
       type: value.type, subject: subject, blindHash: hashed ? blindHash(value) : [], ciphertext: sealed)
   }
 
+  /// Whether plain values can be blind-hashed: the store was opened with its key.
+  var canHash: Bool { blindKey != nil }
+
   /// The blind hash of a plain value: what the index and uniqueness keys of a personal
   /// attribute hold, and what a fetch by equality looks up.
   func blindHash(_ value: Value) -> [UInt8] {

@@ -44,6 +44,12 @@ struct GraphReader<T: TransactionReading> {
     return result
   }
 
+  /// The objects whose relationship `r` leads to `t`: `t`'s side of `r`'s inverse, or the
+  /// reverse entries kept for a relationship without one.
+  func referrers(of t: ObjectID, through r: Relationship) throws -> [ObjectID] {
+    try related(t, r.inverse ?? PropertyID(rawValue: r.id.rawValue | 0x8000))
+  }
+
   /// Whether `t` is a target of relationship `r` of `o`: one lookup.
   func hasLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws -> Bool {
     if r.isOrdered { return try orderKey(o, r.id.rawValue, of: t) != nil }

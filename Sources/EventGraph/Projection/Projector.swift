@@ -118,7 +118,7 @@ final class Projector {
   /// Makes `o` the hot object (loading it), so that it can be changed in place.
   ///
   /// - Returns: the hot object.
-  private func makeHot(_ o: ObjectID) throws -> ProjectedObject {
+  func makeHot(_ o: ObjectID) throws -> ProjectedObject {
     if let h = hot, h.id == o { return h }
     park()
     let cached = cache.removeValue(forKey: o)
@@ -224,10 +224,10 @@ final class Projector {
       }
       if e.indexed[i] {
         let entityID = h.entity
-        if let old = try h.value(attribute) {
+        if let old = try h.value(attribute), IndexKey.isKeyed(old) {
           try txn.delete(dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: old, object: o))
         }
-        if let value {
+        if let value, IndexKey.isKeyed(value) {
           try txn.put(
             dbs.index, key: IndexKey.key(entity: entityID, attribute: attribute, value: value, object: o),
             value: [UInt8]())
@@ -275,7 +275,7 @@ final class Projector {
       if let e = model.entity(s.entity), e.hasIndexes {
         for (i, isIndexed) in e.indexed.enumerated() where isIndexed {
           let a = PropertyID(rawValue: UInt16(i))
-          if let v = try s.value(a) {
+          if let v = try s.value(a), IndexKey.isKeyed(v) {
             try txn.delete(dbs.index, key: IndexKey.key(entity: s.entity, attribute: a, value: v, object: o))
           }
         }
@@ -284,11 +284,8 @@ final class Projector {
       cache[o] = Cached(record: nil, isChanged: false)
       touch(o)
 
-    case .erase:
-      // The projection keeps what it kept: the sealed values stay, unreadable once the
-      // subject's key is gone (the key's destruction is the erasing commit's, not the
-      // projection's, so a replay destroys nothing).
-      break
+    case .erase(let subject, _):
+      try forgetBlindHashes(of: subject)
     }
   }
 

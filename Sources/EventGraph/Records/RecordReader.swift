@@ -46,7 +46,7 @@ struct RecordReader: RecordDecoderBase {
       guard let f = field(key) else { return false }
       switch f.type {
       case .ref(_, let toMany): return toMany || !((try? reader.related(reader.state.id, f.property))?.isEmpty ?? true)
-      default: return reader.state[f.property] != nil
+      default: return (try? reader.present(f.property)) != nil
       }
     }
 
@@ -114,15 +114,25 @@ struct RecordReader: RecordDecoderBase {
   static func double(_ v: Value) -> Double? { if case .double(let d) = v { d } else { nil } }
   static func bool(_ v: Value) -> Bool? { if case .boolean(let b) = v { b } else { nil } }
 
+  /// The stored value of `property`, `nil` for a personal value erased with its subject
+  /// (an optional property reads it as `nil`: Docs/privacy.md).
+  ///
+  /// - Throws: ``RecordError`` for a personal value the store had no key to open.
+  func present(_ property: PropertyID, _ f: RecordSchema.Field? = nil, _ swiftType: Any.Type? = nil) throws -> Value? {
+    guard case .sealed(let s)? = state[property] else { return state[property] }
+    if s.state == .erased { return nil }
+    throw failure(f?.key, swiftType, "a personal value, and the store was opened without its key")
+  }
+
   /// The value `pick` takes from field `f`'s stored one, or the general path's answer (and error).
   func quick<T: Decodable>(_ f: RecordSchema.Field, _ pick: (Value) -> T?) throws -> T {
-    if let v = state[f.property], let x = pick(v) { return x }
+    if let v = try present(f.property, f, T.self), let x = pick(v) { return x }
     return try value(T.self, f)
   }
 
   /// ``quick(_:_:)`` for an optional: `nil` when the object has no value.
   func quickIfPresent<T: Decodable>(_ f: RecordSchema.Field, _ pick: (Value) -> T?) throws -> T? {
-    guard let v = state[f.property] else { return nil }
+    guard let v = try present(f.property, f, T.self) else { return nil }
     if let x = pick(v) { return x }
     return try value(T.self, f)
   }
@@ -131,7 +141,7 @@ struct RecordReader: RecordDecoderBase {
   /// relationship, an unset attribute).
   func valueIfPresent<T: Decodable>(_ type: T.Type, _ f: RecordSchema.Field) throws -> T? {
     if case .ref(_, let toMany) = f.type, !toMany, try related(state.id, f.property).isEmpty { return nil }
-    if f.attributeType != nil, state[f.property] == nil { return nil }
+    if f.attributeType != nil, try present(f.property, f, T.self) == nil { return nil }
     return try value(type, f)
   }
 
@@ -144,7 +154,11 @@ struct RecordReader: RecordDecoderBase {
       }
       return v
     }
-    guard let stored = state[f.property] else {
+    guard let stored = try present(f.property, f, T.self) else {
+      if case .sealed? = state[f.property] {
+        throw failure(
+          f.key, T.self, "the personal value was erased with its subject, and the property is not an optional")
+      }
       throw failure(f.key, T.self, "no value, and the property is not an optional")
     }
     guard let v = f.type.swiftValue(stored) as? T else {

@@ -28,7 +28,8 @@ extension Snapshot {
     guard let limit, sort.count == 1, let (path, ascending) = sort.first, path.relationships.isEmpty
     else { return nil }
     let a = path.attribute
-    guard a.isIndexed, !(a.isOptional && ascending) else { return nil }
+    // A personal attribute's index is in the order of its blind hashes, not its values.
+    guard a.isIndexed, !a.isPersonal, !(a.isOptional && ascending) else { return nil }
     switch a.type {
     case .string, .int16, .int32, .int64, .double, .float, .decimal, .date, .boolean, .uuid, .binary: break
     default: return nil

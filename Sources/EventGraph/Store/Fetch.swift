@@ -42,6 +42,10 @@ public struct FetchResult: Sendable, Hashable {
 }
 
 /// A query source over a snapshot's projection that decodes each object once per fetch step.
+///
+/// Personal values are opened with the store's keys before a predicate or a sort sees them
+/// (a scan decrypts, Docs/privacy.md); an erased one reads as no value, and one the store
+/// has no key for is refused rather than compared sealed.
 final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
   let reader: GraphReader<T>
   private var last: ObjectState?
@@ -50,11 +54,22 @@ final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
 
   func state(_ o: ObjectID) throws -> ObjectState? {
     if let l = last, l.id == o { return l }
-    last = try reader.object(o)
+    let stored = try reader.object(o)
+    if let ring = reader.dbs.keyring, let stored {
+      last = try ring.open(stored, in: reader.txn)
+    } else {
+      last = stored
+    }
     return last
   }
 
-  func value(of object: ObjectID, attribute: PropertyID) throws -> Value? { try state(object)?[attribute] }
+  func value(of object: ObjectID, attribute: PropertyID) throws -> Value? {
+    let v = try state(object)?[attribute]
+    guard case .sealed(let s)? = v else { return v }
+    if s.state == .erased { return nil }
+    throw StoreError.keyRequired(
+      path: reader.dbs.keyring?.path ?? "", detail: "a query over personal values reads them opened")
+  }
   func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] {
     try reader.related(object, relationship)
   }

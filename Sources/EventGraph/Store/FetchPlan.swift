@@ -20,7 +20,9 @@ struct FetchPlan {
       try CompiledPredicate.compile($0, entity: e.id, model: model, variables: variables.mapValues { .value($0.type) })
     }
     bindings = variables.mapValues { QueryVariable<ObjectID>.value($0) }
-    ranges = compiled.flatMap { IndexPlan.choose($0.predicate, entity: e, variables: variables) }
+    let ring = snapshot.reader.dbs.keyring
+    let blind: IndexPlan.BlindHashing? = ring.flatMap { r in r.canHash ? { r.blindHash($0) } : nil }
+    ranges = compiled.flatMap { IndexPlan.choose($0.predicate, entity: e, variables: variables, blind: blind) }
     source = ProjectionSource(reader: snapshot.reader)
   }
 

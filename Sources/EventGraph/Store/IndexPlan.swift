@@ -16,16 +16,22 @@ struct IndexPlan {
   /// clauses is, by the union of their ranges (on one attribute or several); an `AND` by its
   /// best clause. A `$variable` is read as its value in `variables`, so `age == $a` is
   /// served as `age == 30` is.
-  static func choose(_ p: QueryPredicate, entity: Entity, variables: [String: Value] = [:]) -> [IndexPlan]? {
+  ///
+  /// A personal attribute's index holds blind hashes (Docs/privacy.md): only an equality
+  /// or an `IN` is served by it, through `blind`, which hashes a plain value as the store
+  /// does; a range, a prefix or a store without its key scans and decrypts.
+  static func choose(
+    _ p: QueryPredicate, entity: Entity, variables: [String: Value] = [:], blind: BlindHashing? = nil
+  ) -> [IndexPlan]? {
     switch p.kind {
-    case .comparison(let c): return plan(c, entity, variables).map { [$0] }
+    case .comparison(let c): return plan(c, entity, variables, blind).map { [$0] }
     case .and(let clauses):
-      let plans = clauses.compactMap { choose($0, entity: entity, variables: variables) }
+      let plans = clauses.compactMap { choose($0, entity: entity, variables: variables, blind: blind) }
       return plans.min { rank($0) < rank($1) }
     case .or(let clauses):
       var union: [IndexPlan] = []
       for clause in clauses {
-        guard let plans = choose(clause, entity: entity, variables: variables) else { return nil }
+        guard let plans = choose(clause, entity: entity, variables: variables, blind: blind) else { return nil }
         union += plans
       }
       return union.isEmpty ? nil : union
@@ -39,7 +45,12 @@ struct IndexPlan {
     return p.ranges.allSatisfy({ $0.low != nil && $0.high != nil }) ? 2 : 3
   }
 
-  private static func plan(_ c: QueryComparison, _ entity: Entity, _ variables: [String: Value]) -> IndexPlan? {
+  /// The blind hash of a plain value of a personal attribute.
+  typealias BlindHashing = (Value) -> [UInt8]
+
+  private static func plan(
+    _ c: QueryComparison, _ entity: Entity, _ variables: [String: Value], _ blind: BlindHashing?
+  ) -> IndexPlan? {
     guard c.quantifier == nil, c.options.isEmpty else { return nil }
     var op = c.op
     var keyPath = c.left
@@ -59,10 +70,18 @@ struct IndexPlan {
     guard case .keyPath(let path) = keyPath.kind, path.variable == nil, path.components.count == 1,
       case .property(let name) = path.components[0], let a = entity.attribute(named: name), a.isIndexed
     else { return nil }
+    if a.isPersonal {
+      guard blind != nil, op == .equal || op == .in else { return nil }
+    }
+    func key(_ v: Value) -> [UInt8] {
+      guard a.isPersonal, let blind else { return IndexKey.encode(v) }
+      return IndexKey.encode(
+        .sealed(SealedValue(type: a.type, subject: ObjectID(0), blindHash: blind(v), ciphertext: [])))
+    }
     func encoded(_ e: QueryExpression) -> [UInt8]? {
       switch constant(e, variables) {
-      case .literal(let l): value(l, a.type).map(IndexKey.encode)
-      case .bound(let v): value(v, a.type).map(IndexKey.encode)
+      case .literal(let l): value(l, a.type).map(key)
+      case .bound(let v): value(v, a.type).map(key)
       case nil: nil
       }
     }

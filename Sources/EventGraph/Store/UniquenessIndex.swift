@@ -78,7 +78,8 @@ struct UniquenessIndex {
     let (e, i) = (c.entity.rawValue, UInt16(c.index))
     key += [UInt8(e >> 8), UInt8(truncatingIfNeeded: e), UInt8(i >> 8), UInt8(truncatingIfNeeded: i), 0]
     for a in c.attributes {
-      guard let v = try values(a.id) else { return nil }
+      // A personal value without its blind hash (an erased subject's) holds no key.
+      guard let v = try values(a.id), IndexKey.isKeyed(v) else { return nil }
       appendExact(v, to: &key)
     }
     if key.count - 5 > longest {
