@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: Benchmarks [store|query|records|clone|service|ordered|replication|upcast|follow|coredata|all] [--quick]
+// Usage: Benchmarks [store|query|records|clone|service|ordered|replication|upcast|follow|privacy|coredata|all] [--quick]
 //        [--people N]
 //        Benchmarks commit-profile …   (below)
 //        Benchmarks guard-workload NAME|--list|--none   (below)
@@ -125,6 +125,12 @@ do {
   if wants("follow") {
     var t = BenchmarkTable(title: "Following upcast and its switch under 8 committers (issue 19)")
     try FollowBenchmark.run(people: people.first ?? (quick ? 5_000 : 50_000), seconds: quick ? 2 : 5, table: &t)
+    tables.append(t)
+  }
+  if wants("privacy") {
+    var t = BenchmarkTable(title: "Personal data: sealed values, blind index, erasure (issue 30)")
+    try PrivacyBenchmark.run(
+      events: quick ? 200_000 : 1_000_000, fetches: quick ? 2_000 : 10_000, erasures: quick ? 200 : 1_000, table: &t)
     tables.append(t)
   }
   if wants("coredata") {

@@ -197,7 +197,14 @@ final class Keyring: Sendable {
   /// The data key of a subject that is not erased; `nil` for an erased subject or one
   /// that has no key yet.
   func dataKey(_ subject: ObjectID, in txn: borrowing some TransactionReading & ~Copyable) throws -> SymmetricKey? {
-    guard let kek, let e = try entry(subject, in: txn), !e.erased else { return nil }
+    guard kek != nil, let e = try entry(subject, in: txn), !e.erased else { return nil }
+    return try dataKey(subject, e)
+  }
+
+  /// The data key of a subject whose entry, not erased, is `e`: from the cache, or
+  /// unwrapped from its slot.
+  private func dataKey(_ subject: ObjectID, _ e: Entry) throws -> SymmetricKey? {
+    guard let kek else { return nil }
     if let k = cache.withLock({ $0[subject.rawValue] }) { return k }
     guard let slot = try readSlot(e.slot), slot.subject == subject.rawValue else {
       throw StoreError.damaged(
@@ -220,9 +227,11 @@ final class Keyring: Sendable {
   /// - Throws: ``StoreError/Code/erasedSubject`` for an erased subject.
   func dataKey(creatingFor subject: ObjectID, in txn: WriteHandle) throws -> SymmetricKey {
     guard let kek else { throw StoreError.keyRequired(path: path, detail: "a new subject's key is wrapped by it") }
+    // One read of the entry: it says whether the subject was erased (in this process or
+    // another) before the cache is asked.
     if let e = try entry(subject, in: txn) {
       if e.erased { throw StoreError.erasedSubject(object: "#\(subject.rawValue)", subject: "#\(subject.rawValue)") }
-      if let k = try dataKey(subject, in: txn) { return k }
+      if let k = try dataKey(subject, e) { return k }
     }
     let key = SymmetricKey.random()
     // A slot written by a transaction that was then rolled back is taken again here, as

@@ -49,23 +49,38 @@ public struct FetchResult: Sendable, Hashable {
 final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
   let reader: GraphReader<T>
   private var last: ObjectState?
+  /// Whether every personal value of `last` was opened (a predicate opens only those it reads).
+  private var lastOpened = false
 
   init(reader: GraphReader<T>) { self.reader = reader }
 
-  func state(_ o: ObjectID) throws -> ObjectState? {
+  /// `o`'s state as stored, with the personal values read so far opened.
+  private func stored(_ o: ObjectID) throws -> ObjectState? {
     if let l = last, l.id == o { return l }
-    let stored = try reader.object(o)
-    if let ring = reader.dbs.keyring, let stored {
-      last = try ring.open(stored, in: reader.txn)
-    } else {
-      last = stored
+    last = try reader.object(o)
+    lastOpened = reader.dbs.keyring == nil
+    return last
+  }
+
+  /// `o`'s state with every personal value opened (what a typed fetch decodes).
+  func state(_ o: ObjectID) throws -> ObjectState? {
+    guard let s = try stored(o) else { return nil }
+    if !lastOpened, let ring = reader.dbs.keyring {
+      last = try ring.open(s, in: reader.txn)
+      lastOpened = true
     }
     return last
   }
 
   func value(of object: ObjectID, attribute: PropertyID) throws -> Value? {
-    let v = try state(object)?[attribute]
-    guard case .sealed(let s)? = v else { return v }
+    let v = try stored(object)?[attribute]
+    guard case .sealed(var s)? = v else { return v }
+    if s.state == nil, let ring = reader.dbs.keyring {
+      let opened = try ring.open(s, in: reader.txn)
+      last?.set(attribute, opened)
+      guard case .sealed(let marked) = opened else { return opened }
+      s = marked
+    }
     if s.state == .erased { return nil }
     throw StoreError.keyRequired(
       path: reader.dbs.keyring?.path ?? "", detail: "a query over personal values reads them opened")
