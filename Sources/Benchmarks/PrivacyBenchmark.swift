@@ -32,7 +32,9 @@ enum PrivacyBenchmark {
           subject: keying == .ownersKey ? "owner" : nil),
         EntityDescription(
           name: "Owner",
-          attributes: [AttributeDescription(name: "name", type: .string, isOptional: true, isPersonal: keying != .none)],
+          attributes: [
+            AttributeDescription(name: "name", type: .string, isOptional: true, isPersonal: keying != .none)
+          ],
           relationships: [
             RelationshipDescription(name: "items", destination: "Item", isToMany: true, inverse: "owner")
           ]),
