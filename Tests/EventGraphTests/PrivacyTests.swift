@@ -240,4 +240,40 @@ struct PrivacyTests {
           name: "A", attributes: [AttributeDescription(name: "t", type: .string, isTransient: true, isPersonal: true)])
       ]) == .invalidRule)
   }
+
+  @Test("a personal attribute's rules are kept: a value that breaks them is refused before it is sealed")
+  func rules() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let key = try Self.keyFile(in: dir)
+    let model = try Model(
+      name: "M", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Person",
+          attributes: [
+            AttributeDescription(
+              name: "email", type: .string, isOptional: true, maxLength: 20, regularExpression: "[a-z]+@[a-z.]+",
+              isPersonal: true),
+            AttributeDescription(name: "age", type: .int64, isOptional: true, minValue: .int64(0), isPersonal: true),
+          ])
+      ])
+    let store = try EventStore.create(at: dir + "/s", model: model, options: StoreOptions(keyFile: key))
+    let p = try store.write { tx in try tx.insert("Person", ["email": .string("ada@example.org")]) }.value
+    for (attribute, value) in [
+      ("email", Value.string("not an address")), ("email", .string("averyveryverylongname@example.org")),
+      ("age", .int64(-1)),
+    ] {
+      do {
+        _ = try store.write { tx in try tx.set(p, attribute, value) }
+        Issue.record("\(attribute) = \(value.displayText) broke its rule and was kept")
+      } catch let e as StoreError {
+        #expect(e.code == .validation)
+        #expect(e.property == attribute)
+      }
+    }
+    _ = try store.write { tx in try tx.set(p, "age", .int64(36)) }
+    #expect(try store.read { try $0.value(p, "age") } == .int64(36))
+    #expect(try store.read { try $0.value(p, "email") } == .string("ada@example.org"))
+  }
 }

@@ -21,6 +21,10 @@ extension Transaction {
     deferredPersonal.removeAll { $0.object == o && $0.attribute == a }
     guard let value, !value.isSealed else { return e }
     let ring = try requireKeyring()
+    // The rules see the plain value here: the commit's validation finds it sealed.
+    if case .attribute(let attribute)? = entity.property(a)?.kind, let broken = attribute.rules?.violation(value) {
+      throw StoreError.validation(object: display(o), property: attribute.name, message: broken)
+    }
     guard let subject = try subject(of: o, entity) else {
       deferredPersonal.append((o, a, value))
       return nil

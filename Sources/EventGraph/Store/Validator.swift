@@ -19,6 +19,8 @@ struct Validator<G: ValidatedGraph> {
           throw StoreError.validation(
             object: graph.display(id), property: a.name, message: "transient attribute: the store keeps no value")
         }
+        // A personal value's rules were checked when it was set, before it was sealed.
+        if v.isSealed { continue }
         if let broken = a.rules?.violation(v) {
           throw StoreError.validation(object: graph.display(id), property: a.name, message: broken)
         }
