@@ -28,7 +28,17 @@ final class Keyring: Sendable {
   let meta: Database
   let path: String
   let storeIDText: String
+  /// Unwrapped data keys by subject, at most ``cacheLimit``: emptied when full, so that a
+  /// process that reads every subject of a large store does not keep every key.
   private let cache = Locked<[UInt64: SymmetricKey]>([:])
+  static let cacheLimit = 65_536
+
+  private func remember(_ key: SymmetricKey, for subject: ObjectID) {
+    cache.withLock {
+      if $0.count >= Self.cacheLimit { $0.removeAll(keepingCapacity: true) }
+      $0[subject.rawValue] = key
+    }
+  }
   /// Whether a slot was written since the last sync (a new subject's key).
   private let unsynced = Locked<Bool>(false)
 
@@ -217,7 +227,7 @@ final class Keyring: Sendable {
       throw StoreError.damaged(
         path: path, detail: "the key of #\(subject.rawValue) in slot \(e.slot) of \(filePath) does not open")
     }
-    cache.withLock { $0[subject.rawValue] = key }
+    remember(key, for: subject)
     return key
   }
 
@@ -252,7 +262,7 @@ final class Keyring: Sendable {
         UInt8(next >> 24), UInt8(truncatingIfNeeded: next >> 16), UInt8(truncatingIfNeeded: next >> 8),
         UInt8(truncatingIfNeeded: next),
       ])
-    cache.withLock { $0[subject.rawValue] = key }
+    remember(key, for: subject)
     return key
   }
 

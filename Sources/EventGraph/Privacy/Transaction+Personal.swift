@@ -13,23 +13,61 @@ extension Transaction {
 
   /// `e` with its personal value sealed; `nil` when the value is held back until its
   /// subject is linked (``deferredPersonal``), and `e` itself for any other event.
+  ///
+  /// A value that comes sealed (an upcast's mapping copies it from the source version)
+  /// keeps its bytes when it is sealed as the attribute asks: under the object's subject,
+  /// with a blind hash exactly when the attribute is indexed or unique. Otherwise it is
+  /// opened and sealed again; an erased one stays erased, without a blind hash. A sealed
+  /// value given to an attribute that is not personal is opened (erased: no value).
   func sealingPersonal(_ e: Event) throws -> Event? {
     guard case .set(let o, let a, let value) = e else { return e }
     guard let entityID = try projector.liveEntity(o), let entity = model.entity(entityID),
-      Int(a.rawValue) < entity.personal.count, entity.personal[Int(a.rawValue)]
+      Int(a.rawValue) < entity.personal.count
     else { return e }
+    guard entity.personal[Int(a.rawValue)] else {
+      guard case .sealed(let sealed)? = value else { return e }
+      return .set(o, attribute: a, value: try plainValue(of: sealed))
+    }
     deferredPersonal.removeAll { $0.object == o && $0.attribute == a }
-    guard let value, !value.isSealed else { return e }
+    guard let value else { return e }
     let ring = try requireKeyring()
+    var plain = value
+    if case .sealed(let sealed) = value {
+      let opened = try ring.open(sealed, in: batch.handle)
+      guard !opened.isSealed else {
+        let erased = SealedValue(type: sealed.type, subject: sealed.subject, ciphertext: sealed.ciphertext)
+        return erased == sealed ? e : .set(o, attribute: a, value: .sealed(erased))
+      }
+      plain = opened
+    }
     // The rules see the plain value here: the commit's validation finds it sealed.
-    if case .attribute(let attribute)? = entity.property(a)?.kind, let broken = attribute.rules?.violation(value) {
+    if case .attribute(let attribute)? = entity.property(a)?.kind, let broken = attribute.rules?.violation(plain) {
       throw StoreError.validation(object: display(o), property: attribute.name, message: broken)
     }
     guard let subject = try subject(of: o, entity) else {
-      deferredPersonal.append((o, a, value))
+      deferredPersonal.append((o, a, plain))
       return nil
     }
-    return .set(o, attribute: a, value: .sealed(try seal(value, of: o, a, entity, subject: subject, ring)))
+    if case .sealed(let sealed) = value, sealed.subject == subject,
+      sealed.blindHash.isEmpty != isHashed(a, of: entity)
+    {
+      return e
+    }
+    return .set(o, attribute: a, value: .sealed(try seal(plain, of: o, a, entity, subject: subject, ring)))
+  }
+
+  /// A sealed value opened for an attribute that is not personal: `nil` when erased.
+  private func plainValue(of sealed: SealedValue) throws -> Value? {
+    let opened = try requireKeyring().open(sealed, in: batch.handle)
+    guard case .sealed = opened else { return opened }
+    return nil
+  }
+
+  /// Whether a personal attribute keeps a blind hash beside its sealed value: it is
+  /// indexed or unique.
+  private func isHashed(_ a: PropertyID, of entity: Entity) -> Bool {
+    entity.indexed[Int(a.rawValue)]
+      || model.uniqueness[Int(entity.id.rawValue)].contains { c in c.attributes.contains { $0.id == a } }
   }
 
   /// Seals the values held back for want of a subject, now that the commit's links are
@@ -57,11 +95,8 @@ extension Transaction {
   private func seal(
     _ value: Value, of o: ObjectID, _ a: PropertyID, _ entity: Entity, subject: ObjectID, _ ring: Keyring
   ) throws -> SealedValue {
-    let hashed =
-      entity.indexed[Int(a.rawValue)]
-      || model.uniqueness[Int(entity.id.rawValue)].contains { c in c.attributes.contains { $0.id == a } }
     do {
-      return try ring.seal(value, subject: subject, hashed: hashed, in: batch.handle)
+      return try ring.seal(value, subject: subject, hashed: isHashed(a, of: entity), in: batch.handle)
     } catch let e as StoreError where e.code == .erasedSubject {
       throw StoreError.erasedSubject(object: display(o), subject: display(subject))
     }
@@ -141,6 +176,15 @@ extension Transaction {
     batch.erased = true
     try emitSealed(.erase(subject, reason: reason))
     return true
+  }
+
+  /// Records the erasure of `subject` that another version's log holds (an upcast's
+  /// destination): the event alone, since the subject's key, kept for the whole store, is
+  /// destroyed already.
+  package func carryErasure(_ subject: ObjectID, reason: String?) throws {
+    try checkOpen()
+    markWritten()
+    try emitSealed(.erase(subject, reason: reason))
   }
 
   /// Whether `subject` was erased, as of this transaction.

@@ -70,9 +70,13 @@ public final class VersionBuild {
         i == steps.count - 1
         ? try StoreDatabases.open(env, version: version, create: true)
         : try StoreDatabases.open(env, version: version, prefix: keys.stagePrefix(i), create: true)
-      guard let source = input, let output, let f = try env.openDatabase(keys.forwardName(stage: i), create: true),
+      guard var source = input, var output, let f = try env.openDatabase(keys.forwardName(stage: i), create: true),
         let r = try env.openDatabase(keys.reverseName(stage: i), create: true)
       else { throw VersionBuildError("cannot open the upcast's databases") }
+      // The store's keys are the same for every version: sealed values pass through, new
+      // personal values of the destination are sealed with them.
+      source.keyring = store.dbs.keyring
+      output.keyring = store.dbs.keyring
       stages.append(
         Stage(
           sourceModel: sourceModel, destinationModel: step.destination, source: source, output: output, forward: f,

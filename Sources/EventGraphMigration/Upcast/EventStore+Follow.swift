@@ -18,14 +18,16 @@ extension EventStore {
   ///   control: FollowControl(switchWhenCaughtUp: true))
   /// ```
   ///
+  /// - Parameter options: how the store is opened (its key-encryption key, for personal
+  ///   data).
   /// - Throws: ``MigrationError`` (another upcast building the store, a refused resume),
   ///   ``MappingError``, the store's errors.
   public static func followingUpcast(
     at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
     mappingFiles: [String] = [], modelFiles: [String] = [], batchEvents: Int? = nil,
-    discardingNewerCommits: Bool = false, control: FollowControl = .init()
+    discardingNewerCommits: Bool = false, options: StoreOptions = .init(), control: FollowControl = .init()
   ) throws -> UpcastReport {
-    try EventStore(path: path).followingUpcast(
+    try EventStore(path: path, options: options).followingUpcast(
       through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles, modelFiles: modelFiles,
       batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits, control: control)
   }

@@ -20,19 +20,21 @@ extension EventStore {
   /// - Parameters:
   ///   - dryRun: migrate a copy in a temporary directory and leave the store untouched;
   ///     the report then comes with a sample of the result.
+  ///   - options: how the store is opened: its key-encryption key for a store of personal
+  ///     data (``StoreOptions/keyFile``), whose upcast writes sealed values.
   /// - Throws: ``MappingError`` (before anything is written), ``MigrationError`` naming the
   ///   source commit, mapping and object, or the store's errors. The store stays usable at
   ///   its old version.
   public static func upcast(
     at path: String, to model: Model, mapping: MappingModel?, policies: PolicyRegistry = .init(),
     mappingFile: String = "mapping", dryRun: Bool = false, batchEvents: Int? = nil,
-    discardingNewerCommits: Bool = false,
+    discardingNewerCommits: Bool = false, options: StoreOptions = .init(),
     progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     try upcast(
       at: path, through: [model], mappings: mapping.map { [$0] } ?? [], policies: policies,
       mappingFiles: [mappingFile], dryRun: dryRun, batchEvents: batchEvents,
-      discardingNewerCommits: discardingNewerCommits, progress: progress)
+      discardingNewerCommits: discardingNewerCommits, options: options, progress: progress)
   }
 
   /// Upcasts through several versions in one streaming pass (v1 → v2 → v3, as Core Data's
@@ -50,10 +52,11 @@ extension EventStore {
   ///   - discardingNewerCommits: upcast again even though the destination version has
   ///     commits of its own (written after an earlier upcast, then rolled back): they are
   ///     lost. Without it such an upcast is refused.
+  ///   - options: how the store is opened (its key-encryption key, for personal data).
   public static func upcast(
     at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
     mappingFiles: [String] = [], modelFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil,
-    discardingNewerCommits: Bool = false, progress: (Int) -> Void = { _ in }
+    discardingNewerCommits: Bool = false, options: StoreOptions = .init(), progress: (Int) -> Void = { _ in }
   ) throws -> (report: UpcastReport, sample: [String]) {
     guard let model = models.last else { throw MigrationError("an upcast needs a destination model") }
     if dryRun {
@@ -62,13 +65,15 @@ extension EventStore {
       ).path
       try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
       defer { try? FileManager.default.removeItem(atPath: copy) }
-      try EventStore(path: path, options: StoreOptions(readOnly: true)).copy(to: copy)
+      var reading = options
+      reading.readOnly = true
+      try EventStore(path: path, options: reading).copy(to: copy)
       let (report, _) = try upcast(
         at: copy, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
         modelFiles: modelFiles, batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits,
-        progress: progress)
+        options: options, progress: progress)
       var sample: [String] = []
-      let migrated = try EventStore(path: copy, options: StoreOptions(readOnly: true))
+      let migrated = try EventStore(path: copy, options: reading)
       for e in model.entities {
         var n = 0
         try migrated.export(entity: e.name) { line in
@@ -79,7 +84,7 @@ extension EventStore {
       return (report, sample)
     }
     let upcaster = try Upcaster(
-      store: try EventStore(path: path), through: models, mappings: mappings, policies: policies,
+      store: try EventStore(path: path, options: options), through: models, mappings: mappings, policies: policies,
       mappingFiles: mappingFiles, modelFiles: modelFiles, batchEvents: batchEvents,
       discardingNewerCommits: discardingNewerCommits)
     return (try upcaster.run(progress: progress), [])

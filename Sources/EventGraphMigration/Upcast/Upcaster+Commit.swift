@@ -98,6 +98,9 @@ extension Upcaster {
     for m in active {
       try call("endRelationshipCreation", m) { try policy(m).endRelationshipCreation(m, manager: manager) }
     }
+    // 5. Erasures pass through: the subject's key is the store's, destroyed already; the
+    // event makes the new version's log say so and its indexes drop the subject's hashes.
+    for case .erase(let subject, let reason) in events { try tx.carryErasure(subject, reason: reason) }
     for m in active {
       try call("performCustomValidation", m) { try policy(m).performCustomValidation(m, manager: manager) }
     }

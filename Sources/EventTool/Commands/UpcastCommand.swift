@@ -64,7 +64,7 @@ struct UpcastCommand: ToolCommand {
       try EventStore.upcast(
         at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
         modelFiles: modelFiles, dryRun: dryRun, batchEvents: batch, discardingNewerCommits: a.flag("discard-newer"),
-        progress: { bar.update($0) })
+        options: StoreOptions(keyFile: ToolKey.file), progress: { bar.update($0) })
     }
     bar.finish()
     io.print(
@@ -103,7 +103,8 @@ extension UpcastCommand {
     let report = try reportingAccess(path, writing: true) {
       try EventStore.followingUpcast(
         at: path, through: models, mappings: mappings, policies: policies, mappingFiles: mappingFiles,
-        modelFiles: modelFiles, batchEvents: batch, discardingNewerCommits: a.flag("discard-newer"), control: control)
+        modelFiles: modelFiles, batchEvents: batch, discardingNewerCommits: a.flag("discard-newer"),
+        options: StoreOptions(keyFile: ToolKey.file), control: control)
     }
     io.print(
       "following upcast v\(report.sourceVersion) -> v\(report.destinationVersion)"
