@@ -106,7 +106,7 @@ enum PrivacyBenchmark {
       "batched appends, 3 of 10 personal, sealed under the owners' existing keys", totals[2], unit: "events/s",
       baseline: totals[0], baselineName: "none personal")
     table.add(
-      "  personal ÷ plain, median of \(rounds) rounds (the floor without key making)",
+      "  personal ÷ plain, median of \(rounds) rounds (no key made)",
       value: StoreBenchmark.median(ownerRatios.sorted()), unit: "x")
   }
 
@@ -134,18 +134,7 @@ enum PrivacyBenchmark {
         }
       }
     }
-    let zero = Measurement(operations: 0, seconds: 0)
-    var (without, with) = (zero, zero)
-    var ratios: [Double] = []
-    for round in 0..<4 {
-      var (w, p) = (zero, zero)
-      for side in [round % 2, 1 - round % 2] {
-        if side == 0 { w = try run(plain) } else { p = try run(personal) }
-      }
-      without += w
-      with += p
-      ratios.append(w.rate / p.rate)
-    }
+    let (without, with, ratios) = try alternating(rounds: 4, { _ in try run(plain) }, { _ in try run(personal) })
     table.add(
       "fetch by a personal attribute's blind index", with, unit: "fetches/s", baseline: without,
       baselineName: "plain index")
@@ -166,32 +155,24 @@ enum PrivacyBenchmark {
     let rounds = 4
     let perRound = max(1, erasures / rounds)
     var next = 0
-    let zero = Measurement(operations: 0, seconds: 0)
-    var (sets, erases) = (zero, zero)
-    var ratios: [Double] = []
-    for round in 0..<rounds {
-      var (s, e) = (zero, zero)
-      for side in [round % 2, 1 - round % 2] {
-        if side == 0 {
-          s = try measure(operations: perRound) {
-            for i in 0..<perRound { try plain.write { tx in try tx.set(target, "a2", .string("s\(round)-\(i)")) } }
-          }
-        } else {
-          e = try measure(operations: perRound) {
-            for _ in 0..<perRound {
-              let subject = subjects[next]
-              next += 1
-              guard try personal.write({ tx in try tx.erase(subject) }).value else {
-                throw BaselineError(workload: "privacy erase", message: "\(subject) was erased already")
-              }
+    let (sets, erases, ratios) = try alternating(
+      rounds: rounds,
+      { round in
+        try measure(operations: perRound) {
+          for i in 0..<perRound { try plain.write { tx in try tx.set(target, "a2", .string("s\(round)-\(i)")) } }
+        }
+      },
+      { _ in
+        try measure(operations: perRound) {
+          for _ in 0..<perRound {
+            let subject = subjects[next]
+            next += 1
+            guard try personal.write({ tx in try tx.erase(subject) }).value else {
+              throw BaselineError(workload: "privacy erase", message: "\(subject) was erased already")
             }
           }
         }
-      }
-      sets += s
-      erases += e
-      ratios.append(s.rate / e.rate)
-    }
+      })
     table.add(
       "durable erasures (commit + key slot overwritten and synced)", erases, unit: "commits/s", baseline: sets,
       baselineName: "durable one-attribute commits")
@@ -199,5 +180,25 @@ enum PrivacyBenchmark {
     table.add(
       "erasure ÷ one-attribute commit time, median of \(rounds) rounds",
       value: StoreBenchmark.median(ratios.sorted()), unit: "x")
+  }
+
+  /// Runs `a` and `b` once a round, which goes first turning each round: their totals and
+  /// each round's ratio of `b`'s time to `a`'s.
+  private static func alternating(
+    rounds: Int, _ a: (Int) throws -> Measurement, _ b: (Int) throws -> Measurement
+  ) throws -> (a: Measurement, b: Measurement, ratios: [Double]) {
+    let zero = Measurement(operations: 0, seconds: 0)
+    var (totalA, totalB) = (zero, zero)
+    var ratios: [Double] = []
+    for round in 0..<rounds {
+      var (x, y) = (zero, zero)
+      for side in [round % 2, 1 - round % 2] {
+        if side == 0 { x = try a(round) } else { y = try b(round) }
+      }
+      totalA += x
+      totalB += y
+      ratios.append(x.rate / y.rate)
+    }
+    return (totalA, totalB, ratios)
   }
 }
