@@ -47,7 +47,7 @@ let package = Package(
     .target(
       name: "EventGraph",
       dependencies: [
-        "EventGraphModel", "EventGraphQuery", "LMDB", "CISAL", "EventGraphText", "EventGraphLocking", "EventGraphCrypto",
+        "EventGraphModel", "EventGraphQuery", "LMDB", "EventGraphText", "EventGraphLocking", "EventGraphCrypto",
       ]),
     .target(name: "EventGraphMigration", dependencies: ["EventGraph", "EventGraphText"]),
     // Core Data's files read as they are: models (XML, legacy and compiled), stores (SQLite

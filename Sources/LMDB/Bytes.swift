@@ -68,7 +68,7 @@ public struct BigEndianKey: LMDBBytes, Sendable, Hashable {
   /// Reads an 8-byte big-endian integer; `nil` unless there are exactly 8 bytes.
   public static func decode(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
     guard bytes.count == 8 else { return nil }
-    return UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+    return bytes.integer(UInt64.self, at: 0, .bigEndian)
   }
 }
 

@@ -1,6 +1,30 @@
 internal import CISAL
 internal import CLMDB
 
+/// CRC-32C (Castagnoli), the one implementation of the project.
+///
+/// It checksums checksummed entries, every commit record and an upcast's fingerprint, by
+/// ISA-L (`crc32_iscsi`: the processor's CRC instructions where it has them, chosen at run
+/// time).
+public enum CRC32C {
+  /// The checksum of `bytes`.
+  public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { ~extend(0xFFFF_FFFF, bytes) }
+
+  /// The checksum of `bytes`.
+  public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    // SAFETY: `withUnsafeBytes` lends the array's storage for the call only.
+    bytes.withUnsafeBytes { checksum($0) }
+  }
+
+  /// The running (not yet inverted) CRC `crc` carried over `bytes`.
+  static func extend(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    guard let base = bytes.baseAddress else { return crc }
+    // SAFETY: reads `bytes.count` bytes from `base`, all inside `bytes`, as bytes, and writes
+    // none (`eventgraph_crc32c_long` cuts the length into pieces `crc32_iscsi`'s `int` holds).
+    return eventgraph_crc32c_long(crc, base, bytes.count)
+  }
+}
+
 /// The CRC-32C that values of a ``DatabaseFlags/checksummed`` database carry.
 ///
 /// Every value is stored with four bytes after it: the CRC-32C (little-endian) of the key
@@ -25,13 +49,7 @@ enum EntryChecksum {
   /// The checksum of `key` and `value` computed by ISA-L alone (the reference the inline
   /// path is tested against).
   static func ofByLibrary(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for bytes in [key, value] where bytes.baseAddress != nil {
-      // SAFETY: read only, as bytes, whole (`eventgraph_crc32c_long` cuts the length into
-      // pieces `crc32_iscsi`'s `int` can hold).
-      crc = eventgraph_crc32c_long(crc, bytes.baseAddress, bytes.count)
-    }
-    return ~crc
+    ~CRC32C.extend(CRC32C.extend(0xFFFF_FFFF, key), value)
   }
 
   /// Calls `body` with `value` followed by its checksum (for `key`), as it is stored.

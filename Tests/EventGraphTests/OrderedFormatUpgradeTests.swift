@@ -33,7 +33,7 @@ struct OrderedFormatUpgradeTests {
       let members = try #require(try env.openDatabase("members.v1", flags: .checksummed, create: false))
       let rel = try #require(try Fixtures.company().entity(named: "Company")?.propertyID(named: "employees"))
       try env.write { txn in
-        let prefix = StoreKey.links(company, rel.rawValue)
+        let prefix = StoreKey.links(company, LinkSlot(rel))
         var keys: [[UInt8]] = []
         try txn.forEach(links, from: prefix) { k, _ in
           guard KeyField.hasPrefix(k, prefix) else { return false }
@@ -42,7 +42,7 @@ struct OrderedFormatUpgradeTests {
         }
         for k in keys { _ = try txn.delete(links, key: k) }
         for (i, t) in order.enumerated() {
-          var key = StoreKey.links(company, rel.rawValue)
+          var key = StoreKey.links(company, LinkSlot(rel))
           key.u32(UInt32(i))
           try txn.put(links, key: key, value: BigEndianKey(t.rawValue))
         }
@@ -69,7 +69,7 @@ struct OrderedFormatUpgradeTests {
     defer { removeDirectory(dir) }
     let path = dir + "/store"
     let model = try Fixtures.company()
-    let rel = try #require(model.entity(named: "Company")?.propertyID(named: "employees")).rawValue
+    let rel = LinkSlot(try #require(model.entity(named: "Company")?.propertyID(named: "employees")))
     let (company, order) = try {
       let store = try EventStore.create(at: path, model: model)
       let company = try store.write { tx in

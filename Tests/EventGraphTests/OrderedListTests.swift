@@ -40,7 +40,7 @@ struct OrderedListTests {
     defer { removeDirectory(dir) }
     var g = SeededGenerator(seed: seed)
     let company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value
-    let rel = try #require(store.model.entity(named: "Company")?.relationship(named: "employees")).id.rawValue
+    let rel = LinkSlot(try #require(store.model.entity(named: "Company")?.relationship(named: "employees")).id)
     var model: [ObjectID] = []
     var made = 0
     // Grows past the threshold, shrinks below it, grows again: each phase (target length,

@@ -22,7 +22,7 @@ struct FreshObjects {
   /// entry of a one-way relationship (high bit set), in the order the events make them.
   struct OutsideEntry {
     let target: ObjectID
-    let rel: UInt16
+    let rel: LinkSlot
     let source: ObjectID
   }
 
@@ -37,7 +37,7 @@ struct FreshObjects {
   /// The lists before this one are complete.
   private var open = 0
   /// Reverse entries of one-way relationships that point at a copy, by member.
-  private(set) var reverse: [Int: [(rel: UInt16, source: ObjectID)]] = [:]
+  private(set) var reverse: [Int: [(rel: LinkSlot, source: ObjectID)]] = [:]
   private(set) var outside: [OutsideEntry] = []
   /// The copies' ordered lists as replaying the events builds them, for their order keys
   /// (Projection/OrderedLinks.swift): by copy and relationship.
@@ -63,9 +63,10 @@ struct FreshObjects {
     targets.append(x.map { ids[$0] } ?? t)
     ends[list + 1] = targets.count
     if let x {
-      if r.inverse == nil { reverse[x, default: []].append((r.id.rawValue | 0x8000, ids[y])) }
+      if r.inverse == nil { reverse[x, default: []].append((LinkSlot.reverse(of: r.id), ids[y])) }
     } else {
-      outside.append(OutsideEntry(target: t, rel: r.inverse?.rawValue ?? r.id.rawValue | 0x8000, source: ids[y]))
+      outside.append(
+        OutsideEntry(target: t, rel: r.inverse.map(LinkSlot.init) ?? LinkSlot.reverse(of: r.id), source: ids[y]))
     }
   }
 
@@ -77,11 +78,11 @@ struct FreshObjects {
       let r = replay.linkShape(states[y].entity, rel)
     else { return }
     if r.isOrdered {
-      try orderedLists[ListName(object: o, rel: rel.rawValue), default: OrderedListModel()].insert(
+      try orderedLists[ListName(object: o, rel: LinkSlot(rel)), default: OrderedListModel()].insert(
         t, at: position)
     }
     if let inv = r.inverse, r.inverseIsOrdered, member(t) != nil {
-      try orderedLists[ListName(object: t, rel: inv.rawValue), default: OrderedListModel()].insert(o, at: nil)
+      try orderedLists[ListName(object: t, rel: LinkSlot(inv)), default: OrderedListModel()].insert(o, at: nil)
     }
   }
 
@@ -153,7 +154,7 @@ struct FreshObjects {
               let first = graph.slots(y).lowerBound
               for list in graph.slots(y) where ends[list] < ends[list + 1] {
                 let (p, range) = (list - first, ends[list]..<ends[list + 1])
-                let rel = UInt16(p)
+                let rel = LinkSlot(stored: UInt16(p))
                 if p < isOrdered.count, isOrdered[p] {
                   let list = orderedLists[ListName(object: o, rel: rel)]?.members ?? []
                   guard list.count == range.count, zip(list, targets[range]).allSatisfy({ $0.target == $1 }) else {
@@ -227,7 +228,7 @@ struct FreshObjects {
   private func writeOutside(_ reader: GraphReader<WriteHandle>, sequence: UInt64) throws {
     struct List: Hashable {
       let target: ObjectID
-      let rel: UInt16
+      let rel: LinkSlot
     }
     let txn = reader.txn
     let none: [UInt8] = []
@@ -235,13 +236,13 @@ struct FreshObjects {
     var targets: Set<ObjectID> = []
     for entry in outside {
       targets.insert(entry.target)
-      guard entry.rel & 0x8000 == 0 else {
+      guard !entry.rel.isReverse else {
         try txn.put(reader.dbs.links, key: StoreKey.link(entry.target, entry.rel, target: entry.source), value: none)
         continue
       }
       guard let e = try reader.entity(of: entry.target),
-        case .relationship(let r)? = replay.model.entity(e)?.property(PropertyID(rawValue: entry.rel))?.kind
-      else { throw StoreError.corrupt("\(reader.display(entry.target)) has no relationship \(entry.rel)") }
+        case .relationship(let r)? = replay.model.entity(e)?.property(entry.rel.relationship)?.kind
+      else { throw StoreError.corrupt("\(reader.display(entry.target)) has no relationship \(entry.rel.stored)") }
       if r.isOrdered {
         let count = try reader.orderedCount(entry.target, entry.rel)
         try reader.insertOrdered(entry.target, entry.rel, entry.source, at: count, count: count)

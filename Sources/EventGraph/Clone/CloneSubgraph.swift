@@ -288,14 +288,10 @@ enum MemberCursors {
     var more = try links.seek(key)
     while more {
       let inside = try links.withCurrent { k, v -> Bool in
-        guard KeyField.hasPrefix(k, key), let r = KeyField.u16(k, at: 8) else { return false }
-        // Reverse entries of one-way relationships (high bit) belong to the other object.
-        guard Int(r) < count else { return true }
-        if v.count == 8, let t = KeyField.u64(v, at: 0) {
-          graph.appendTarget(ObjectID(t), rel: Int(r))
-        } else if let t = KeyField.u64(k, at: 10) {
-          graph.appendTarget(ObjectID(t), rel: Int(r))
-        }
+        guard KeyField.hasPrefix(k, key), let slot = LinkEntry.slot(k) else { return false }
+        // Reverse entries of one-way relationships belong to the other object.
+        guard !slot.isReverse, Int(slot.stored) < count else { return true }
+        if let t = LinkEntry.target(key: k, value: v) { graph.appendTarget(t, rel: Int(slot.stored)) }
         return true
       }
       guard inside else { break }

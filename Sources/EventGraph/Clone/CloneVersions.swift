@@ -47,9 +47,10 @@ struct VersionReader<T: TransactionReading> {
     let count = state.values.count
     var lists = [[ObjectID]](repeating: [], count: count)
     // Entries come sorted by relationship, then position or target; reverse entries of
-    // relationships without an inverse (high bit set) belong to the other object.
-    try reader.scanLinks(object: id) { r, target in
-      if Int(r) < count { lists[Int(r)].append(target) }
+    // relationships without an inverse (reverse slots, after all others) belong to the
+    // other object.
+    try reader.scanLinks(object: id) { slot, target in
+      if !slot.isReverse, Int(slot.stored) < count { lists[Int(slot.stored)].append(target) }
     }
     return Member(state: state, lists: lists)
   }
@@ -138,17 +139,13 @@ struct CommitIndexCache {
 }
 
 extension GraphReader {
-  /// Calls `body` with each link entry of an object: relationship (high bit set for a
-  /// reverse entry) and target, in key order, without building an array.
-  func scanLinks(object o: ObjectID, _ body: (UInt16, ObjectID) throws -> Void) throws {
+  /// Calls `body` with each link entry of an object: slot and target, in key order,
+  /// without building an array.
+  func scanLinks(object o: ObjectID, _ body: (LinkSlot, ObjectID) throws -> Void) throws {
     let prefix = StoreKey.object(o)
     try txn.forEach(dbs.links, from: prefix) { key, value in
-      guard KeyField.hasPrefix(key, prefix), let rel = KeyField.u16(key, at: 8) else { return false }
-      if value.count == 8, let t = KeyField.u64(value, at: 0) {
-        try body(rel, ObjectID(t))
-      } else if let t = KeyField.u64(key, at: 10) {
-        try body(rel, ObjectID(t))
-      }
+      guard KeyField.hasPrefix(key, prefix), let slot = LinkEntry.slot(key) else { return false }
+      if let t = LinkEntry.target(key: key, value: value) { try body(slot, t) }
       return true
     }
   }

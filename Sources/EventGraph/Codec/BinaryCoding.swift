@@ -1,3 +1,5 @@
+import LMDB
+
 /// Appends the binary encodings of the store: LEB128 varints, zigzag integers,
 /// little-endian fixed-width floats, length-prefixed bytes.
 struct BinaryWriter {
@@ -132,17 +134,17 @@ struct BinaryReader {
   }
 
   mutating func fixed64() throws(CorruptionError) -> UInt64 {
-    guard remaining >= 8 else { throw failure("unexpected end in a 64-bit field") }
-    // SAFETY: 8 bytes are available from `offset`, checked above.
-    let v = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    guard let v = bytes.integer(UInt64.self, at: offset, .littleEndian) else {
+      throw failure("unexpected end in a 64-bit field")
+    }
     offset += 8
     return v
   }
 
   mutating func fixed32() throws(CorruptionError) -> UInt32 {
-    guard remaining >= 4 else { throw failure("unexpected end in a 32-bit field") }
-    // SAFETY: 4 bytes are available from `offset`, checked above.
-    let v = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    guard let v = bytes.integer(UInt32.self, at: offset, .littleEndian) else {
+      throw failure("unexpected end in a 32-bit field")
+    }
     offset += 4
     return v
   }

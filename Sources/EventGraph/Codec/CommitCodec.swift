@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 
 /// The binary form of a commit record, as stored in the log (see Docs/format.md).
 ///
@@ -172,10 +173,10 @@ enum CommitCodec {
 
   /// Checks the record's checksum without decoding it.
   static func checksumMatches(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard bytes.count >= 5 else { return false }
+    guard bytes.count >= 5, let stored = bytes.integer(UInt32.self, at: bytes.count - 4, .littleEndian) else {
+      return false
+    }
     let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
-    // SAFETY: the last 4 bytes are inside the buffer (count >= 5 checked above).
-    let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
     return CRC32C.checksum(body) == stored
   }
 

@@ -47,23 +47,23 @@ struct StoreKey: LMDBBytes {
     return k
   }
 
-  /// `links`: object, relationship (high bit set for a reverse entry).
-  static func links(_ o: ObjectID, _ rel: UInt16) -> StoreKey {
+  /// `links`: object, relationship slot.
+  static func links(_ o: ObjectID, _ rel: LinkSlot) -> StoreKey {
     var k = StoreKey()
     k.u64(o.rawValue)
-    k.u16(rel)
+    k.u16(rel.stored)
     return k
   }
 
-  /// `links`, unordered: object, relationship, target → ∅.
-  static func link(_ o: ObjectID, _ rel: UInt16, target: ObjectID) -> StoreKey {
+  /// `links`, unordered: object, relationship slot, target → ∅.
+  static func link(_ o: ObjectID, _ rel: LinkSlot, target: ObjectID) -> StoreKey {
     var k = links(o, rel)
     k.u64(target.rawValue)
     return k
   }
 
   /// `links`, ordered: object, relationship, order key → target (Projection/OrderedLinks.swift).
-  static func link(_ o: ObjectID, _ rel: UInt16, order: UInt64) -> StoreKey {
+  static func link(_ o: ObjectID, _ rel: LinkSlot, order: UInt64) -> StoreKey {
     var k = links(o, rel)
     k.u64(order)
     return k
@@ -99,24 +99,68 @@ struct StoreKey: LMDBBytes {
   }
 }
 
+/// The relationship half of a `links` (and `members`) key: a relationship's own entries
+/// at its source, or the reverse entries kept at each target of a relationship without an
+/// inverse, so that deleting the target can find and unlink its sources (stored as the
+/// relationship's number with the high bit set; Docs/store-layout.md).
+struct LinkSlot: Hashable, Comparable, Sendable {
+  /// The two bytes of the key, as a number.
+  let stored: UInt16
+
+  private static let reverseBit: UInt16 = 0x8000
+
+  /// The slot of the relationship's own entries.
+  init(_ relationship: PropertyID) { stored = relationship.rawValue }
+
+  /// The slot as a key holds it.
+  init(stored: UInt16) { self.stored = stored }
+
+  /// The slot of the reverse entries of `relationship`, one with no inverse.
+  static func reverse(of relationship: PropertyID) -> LinkSlot {
+    LinkSlot(stored: relationship.rawValue | reverseBit)
+  }
+
+  /// Whether this slot holds reverse entries (its sources are the key's targets).
+  var isReverse: Bool { stored & Self.reverseBit != 0 }
+
+  /// The relationship whose entries (own or reverse) the slot holds.
+  var relationship: PropertyID { PropertyID(rawValue: stored & ~Self.reverseBit) }
+
+  /// The slot after this one in key order: where a scan of this one's entries ends.
+  var next: LinkSlot { LinkSlot(stored: stored &+ 1) }
+
+  /// Key order.
+  static func < (a: LinkSlot, b: LinkSlot) -> Bool { a.stored < b.stored }
+}
+
+/// An entry of `links` (or `members`), read back: object (8 bytes), slot (2), then the
+/// target of an unordered relationship's entry or the order key of an ordered one's (8).
+enum LinkEntry {
+  /// The slot of a `links` key.
+  static func slot(_ key: UnsafeRawBufferPointer) -> LinkSlot? { KeyField.u16(key, at: 8).map(LinkSlot.init(stored:)) }
+
+  /// The field after the slot: the target of an unordered entry, the order key of an
+  /// ordered one.
+  static func last(_ key: UnsafeRawBufferPointer) -> UInt64? { KeyField.u64(key, at: 10) }
+
+  /// The target an entry leads to: its value for an ordered list's entry (8 bytes), the
+  /// key's last field otherwise.
+  static func target(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> ObjectID? {
+    if value.count == 8, let t = KeyField.u64(value, at: 0) { return ObjectID(t) }
+    return last(key).map { ObjectID($0) }
+  }
+}
+
 /// Reading big-endian fields back out of a stored key.
 enum KeyField {
   static func u64(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
-    guard offset >= 0, offset + 8 <= b.count else { return nil }
-    // SAFETY: the 8 bytes read are inside `b` (checked above).
-    return UInt64(bigEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    b.integer(UInt64.self, at: offset, .bigEndian)
   }
-
   static func u16(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt16? {
-    guard offset + 2 <= b.count else { return nil }
-    return UInt16(b[offset]) << 8 | UInt16(b[offset + 1])
+    b.integer(UInt16.self, at: offset, .bigEndian)
   }
-
   static func u32(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt32? {
-    guard offset + 4 <= b.count else { return nil }
-    var v: UInt32 = 0
-    for i in 0..<4 { v = v << 8 | UInt32(b[offset + i]) }
-    return v
+    b.integer(UInt32.self, at: offset, .bigEndian)
   }
 
   /// Whether `b` starts with the bytes of `prefix`.

@@ -245,7 +245,7 @@ final class ObjectImport {
   {
     guard let j = list.nearestLinked(before: index) else { return 0 }
     if let before = state.objects[list.labels[j]],
-      let k = try tx.projector.reader.orderedPosition(source, r.id.rawValue, of: before.id)
+      let k = try tx.projector.reader.orderedPosition(source, LinkSlot(r.id), of: before.id)
     {
       return k + 1
     }

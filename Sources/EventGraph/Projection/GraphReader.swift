@@ -32,14 +32,13 @@ struct GraphReader<T: TransactionReading> {
   }
 
   /// The targets of a relationship, in order for an ordered one.
-  func related(_ o: ObjectID, _ rel: PropertyID) throws -> [ObjectID] {
+  func related(_ o: ObjectID, _ rel: PropertyID) throws -> [ObjectID] { try targets(o, LinkSlot(rel)) }
+
+  /// The targets of the entries of one slot of `o`, in key order.
+  func targets(_ o: ObjectID, _ slot: LinkSlot) throws -> [ObjectID] {
     var result: [ObjectID] = []
-    try scanLinks(o, rel.rawValue) { key, value in
-      if value.count == 8, let t = KeyField.u64(value, at: 0) {
-        result.append(ObjectID(t))
-      } else if let t = KeyField.u64(key, at: 10) {
-        result.append(ObjectID(t))
-      }
+    try scanLinks(o, slot) { key, value in
+      if let t = LinkEntry.target(key: key, value: value) { result.append(t) }
     }
     return result
   }
@@ -47,26 +46,26 @@ struct GraphReader<T: TransactionReading> {
   /// The objects whose relationship `r` leads to `t`: `t`'s side of `r`'s inverse, or the
   /// reverse entries kept for a relationship without one.
   func referrers(of t: ObjectID, through r: Relationship) throws -> [ObjectID] {
-    try related(t, r.inverse ?? PropertyID(rawValue: r.id.rawValue | 0x8000))
+    try targets(t, r.inverse.map(LinkSlot.init) ?? .reverse(of: r.id))
   }
 
   /// Whether `t` is a target of relationship `r` of `o`: one lookup.
   func hasLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws -> Bool {
-    if r.isOrdered { return try orderKey(o, r.id.rawValue, of: t) != nil }
-    return try txn.withValue(dbs.links, key: StoreKey.link(o, r.id.rawValue, target: t)) { _ in true } ?? false
+    if r.isOrdered { return try orderKey(o, LinkSlot(r.id), of: t) != nil }
+    return try txn.withValue(dbs.links, key: StoreKey.link(o, LinkSlot(r.id), target: t)) { _ in true } ?? false
   }
 
   /// The number of targets of a relationship: one lookup for an ordered one.
   func relatedCount(_ o: ObjectID, _ r: Relationship) throws -> Int {
-    if r.isOrdered { return try orderedCount(o, r.id.rawValue) }
+    if r.isOrdered { return try orderedCount(o, LinkSlot(r.id)) }
     var count = 0
-    try scanLinks(o, r.id.rawValue) { _, _ in count += 1 }
+    try scanLinks(o, LinkSlot(r.id)) { _, _ in count += 1 }
     return count
   }
 
   /// Calls `body` for each entry of `links` under (object, relationship).
   func scanLinks(
-    _ o: ObjectID, _ rel: UInt16, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    _ o: ObjectID, _ rel: LinkSlot, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
   )
     throws
   {
@@ -78,17 +77,13 @@ struct GraphReader<T: TransactionReading> {
     }
   }
 
-  /// Every link entry of an object: (relationship raw value, target).
-  func allLinks(_ o: ObjectID) throws -> [(rel: UInt16, target: ObjectID)] {
-    var result: [(UInt16, ObjectID)] = []
+  /// Every link entry of an object: (slot, target).
+  func allLinks(_ o: ObjectID) throws -> [(slot: LinkSlot, target: ObjectID)] {
+    var result: [(LinkSlot, ObjectID)] = []
     let prefix = StoreKey.object(o)
     try txn.forEach(dbs.links, from: prefix) { key, value in
-      guard KeyField.hasPrefix(key, prefix), let rel = KeyField.u16(key, at: 8) else { return false }
-      if value.count == 8, let t = KeyField.u64(value, at: 0) {
-        result.append((rel, ObjectID(t)))
-      } else if let t = KeyField.u64(key, at: 10) {
-        result.append((rel, ObjectID(t)))
-      }
+      guard KeyField.hasPrefix(key, prefix), let slot = LinkEntry.slot(key) else { return false }
+      if let t = LinkEntry.target(key: key, value: value) { result.append((slot, t)) }
       return true
     }
     return result

@@ -87,7 +87,7 @@ enum OrderKeys {
 /// An ordered list named by its object and relationship.
 struct ListName: Hashable {
   let object: ObjectID
-  let rel: UInt16
+  let rel: LinkSlot
 }
 
 /// An ordered list held in memory, keyed as the store would key it (a clone's new lists).
@@ -121,26 +121,26 @@ struct OrderedListModel {
 
 extension GraphReader {
   /// The length of an ordered list.
-  func orderedCount(_ o: ObjectID, _ rel: UInt16) throws -> Int {
+  func orderedCount(_ o: ObjectID, _ rel: LinkSlot) throws -> Int {
     let stored = try txn.withValue(dbs.members, key: StoreKey.links(o, rel)) { KeyField.u64($0, at: 0) }
     return stored.flatMap { $0 }.map { Int($0) } ?? 0
   }
 
   /// The order key of `t` in an ordered list, `nil` when it is not a member.
-  func orderKey(_ o: ObjectID, _ rel: UInt16, of t: ObjectID) throws -> UInt64? {
+  func orderKey(_ o: ObjectID, _ rel: LinkSlot, of t: ObjectID) throws -> UInt64? {
     let stored = try txn.withValue(dbs.members, key: StoreKey.link(o, rel, target: t)) { KeyField.u64($0, at: 0) }
     return stored.flatMap { $0 }
   }
 
   /// The position of `t` in an ordered list: the members before its key, counted with one
   /// cursor step each in a short list, from the counts in a long one.
-  func orderedPosition(_ o: ObjectID, _ rel: UInt16, of t: ObjectID) throws -> Int? {
+  func orderedPosition(_ o: ObjectID, _ rel: LinkSlot, of t: ObjectID) throws -> Int? {
     guard let key = try orderKey(o, rel, of: t) else { return nil }
     if try orderedCount(o, rel) > OrderRanks.threshold { return try rankedPosition(o, rel, of: key) }
     var position = 0
     let prefix = StoreKey.links(o, rel)
     try txn.forEach(dbs.links, from: prefix) { k, _ in
-      guard KeyField.hasPrefix(k, prefix), let found = KeyField.u64(k, at: 10), found < key else { return false }
+      guard KeyField.hasPrefix(k, prefix), let found = LinkEntry.last(k), found < key else { return false }
       position += 1
       return true
     }
@@ -149,7 +149,7 @@ extension GraphReader {
 
   /// The members at positions `range` of an ordered list of `count` members, with their
   /// keys, reached from the nearer end of a short list, through the counts of a long one.
-  func orderedSlice(_ o: ObjectID, _ rel: UInt16, _ range: Range<Int>, count: Int) throws -> [(
+  func orderedSlice(_ o: ObjectID, _ rel: LinkSlot, _ range: Range<Int>, count: Int) throws -> [(
     key: UInt64, target: ObjectID
   )] {
     guard !range.isEmpty else { return [] }
@@ -157,7 +157,7 @@ extension GraphReader {
       let prefix = StoreKey.links(o, rel)
       func current(_ cursor: borrowing Cursor) throws -> (key: UInt64, target: ObjectID) {
         try cursor.withCurrent { k, v in
-          guard KeyField.hasPrefix(k, prefix), let key = KeyField.u64(k, at: 10), let t = KeyField.u64(v, at: 0) else {
+          guard KeyField.hasPrefix(k, prefix), let key = LinkEntry.last(k), let t = KeyField.u64(v, at: 0) else {
             throw StoreError.corrupt("\(display(o)): ordered list \(rel) is shorter than its length \(count)")
           }
           return (key, ObjectID(t))
@@ -178,7 +178,7 @@ extension GraphReader {
         for _ in 0..<range.lowerBound { try step(cursor, true) }
       } else {
         // From the last member: the first key past the list, then back one.
-        let past = StoreKey.links(o, rel + 1)
+        let past = StoreKey.links(o, rel.next)
         if try cursor.seek(past) {
           try step(cursor, false)
         } else if try !cursor.last() {
@@ -201,7 +201,7 @@ extension GraphReader where T == WriteHandle {
   /// `position` is `count`); `t` is not a member (the caller checked).
   /// - Returns: the key `t` got.
   @discardableResult
-  func insertOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, at position: Int, count: Int) throws -> UInt64 {
+  func insertOrdered(_ o: ObjectID, _ rel: LinkSlot, _ t: ObjectID, at position: Int, count: Int) throws -> UInt64 {
     let (key, moved) = try OrderKeys.place(at: position, count: count) { r in
       try orderedSlice(o, rel, r, count: count).map(\.key)
     } occupancy: { key in
@@ -228,14 +228,14 @@ extension GraphReader where T == WriteHandle {
 
   /// Appends `t` to an ordered list of `count` members whose last key the caller knows:
   /// the key it got, or `nil` (nothing written) when there is no room after `last`.
-  func appendOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, after last: UInt64, count: Int) throws -> UInt64? {
+  func appendOrdered(_ o: ObjectID, _ rel: LinkSlot, _ t: ObjectID, after last: UInt64, count: Int) throws -> UInt64? {
     guard let key = OrderKeys.between(last, nil) else { return nil }
     try put(o, rel, t, key: key, count: count + 1)
     return key
   }
 
   /// Writes a member's entries and the list's new length.
-  private func put(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID, key: UInt64, count: Int) throws {
+  private func put(_ o: ObjectID, _ rel: LinkSlot, _ t: ObjectID, key: UInt64, count: Int) throws {
     try txn.put(dbs.links, key: StoreKey.link(o, rel, order: key), value: BigEndianKey(t.rawValue))
     try txn.put(dbs.members, key: StoreKey.link(o, rel, target: t), value: BigEndianKey(key))
     try txn.put(dbs.members, key: StoreKey.links(o, rel), value: BigEndianKey(UInt64(count)))
@@ -243,7 +243,7 @@ extension GraphReader where T == WriteHandle {
   }
 
   /// Removes `t` from an ordered list; false when it is not a member.
-  func removeOrdered(_ o: ObjectID, _ rel: UInt16, _ t: ObjectID) throws -> Bool {
+  func removeOrdered(_ o: ObjectID, _ rel: LinkSlot, _ t: ObjectID) throws -> Bool {
     guard let key = try orderKey(o, rel, of: t) else { return false }
     let count = try orderedCount(o, rel)
     guard try txn.delete(dbs.links, key: StoreKey.link(o, rel, order: key)), count > 0 else {

@@ -99,7 +99,7 @@ enum OrderRanks {
 final class PendingRanks {
   struct Key: Hashable, Comparable {
     let object: ObjectID
-    let rel: UInt16
+    let rel: LinkSlot
     let node: OrderRanks.NodeName
 
     static func < (a: Key, b: Key) -> Bool {
@@ -112,7 +112,7 @@ final class PendingRanks {
 
 extension StoreKey {
   /// `members`, a long ordered list's count node: object, relationship, level, prefix.
-  static func rankNode(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName) -> StoreKey {
+  static func rankNode(_ o: ObjectID, _ rel: LinkSlot, _ node: OrderRanks.NodeName) -> StoreKey {
     var k = links(o, rel)
     k.u16(UInt16(node.level))
     k.u32(node.prefix)
@@ -124,7 +124,7 @@ extension GraphReader {
   /// Calls `body` with the counts of a long list's node (a count by digit), as the commit
   /// left them so far; `nil` when the node does not exist.
   private func withRankNode<R>(
-    _ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName, _ body: ((Int) -> UInt32) throws -> R
+    _ o: ObjectID, _ rel: LinkSlot, _ node: OrderRanks.NodeName, _ body: ((Int) -> UInt32) throws -> R
   ) throws -> R? {
     if let bytes = pending?.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] {
       return bytes.isEmpty ? nil : try body { OrderRanks.count(at: $0, in: bytes) }
@@ -138,7 +138,7 @@ extension GraphReader {
   }
 
   /// The number of members of a list of `count` whose keys share `key`'s bucket.
-  func bucketOccupancy(_ o: ObjectID, _ rel: UInt16, of key: UInt64, count: Int) throws -> Int {
+  func bucketOccupancy(_ o: ObjectID, _ rel: LinkSlot, of key: UInt64, count: Int) throws -> Int {
     if count > OrderRanks.threshold {
       let node = OrderRanks.NodeName(level: 3, prefix: OrderRanks.prefix(key, level: 3))
       let digit = OrderRanks.digit(key, level: 3)
@@ -147,7 +147,7 @@ extension GraphReader {
     let bucket = OrderRanks.bucket(key)
     var found = 0
     try txn.forEach(dbs.links, from: StoreKey.link(o, rel, order: bucket << 32)) { k, _ in
-      guard KeyField.hasPrefix(k, StoreKey.links(o, rel)), let other = KeyField.u64(k, at: 10),
+      guard KeyField.hasPrefix(k, StoreKey.links(o, rel)), let other = LinkEntry.last(k),
         OrderRanks.bucket(other) == bucket
       else { return false }
       found += 1
@@ -158,7 +158,7 @@ extension GraphReader {
 
   /// The order key at `position` of a long list (more than `OrderRanks.threshold` members):
   /// four node reads and a walk inside one bucket.
-  func rankedKey(_ o: ObjectID, _ rel: UInt16, at position: Int) throws -> UInt64 {
+  func rankedKey(_ o: ObjectID, _ rel: LinkSlot, at position: Int) throws -> UInt64 {
     var left = position
     var prefix: UInt32 = 0
     for level in 0..<OrderRanks.levels {
@@ -180,7 +180,7 @@ extension GraphReader {
     }
     var found: UInt64?
     try txn.forEach(dbs.links, from: StoreKey.link(o, rel, order: UInt64(prefix) << 32)) { k, _ in
-      guard KeyField.hasPrefix(k, StoreKey.links(o, rel)), let key = KeyField.u64(k, at: 10) else { return false }
+      guard KeyField.hasPrefix(k, StoreKey.links(o, rel)), let key = LinkEntry.last(k) else { return false }
       if left == 0 { found = key }
       left -= 1
       return left >= 0
@@ -193,7 +193,7 @@ extension GraphReader {
 
   /// The number of members of a long list whose keys are below `key`: four node reads and
   /// a walk inside one bucket.
-  func rankedPosition(_ o: ObjectID, _ rel: UInt16, of key: UInt64) throws -> Int {
+  func rankedPosition(_ o: ObjectID, _ rel: LinkSlot, of key: UInt64) throws -> Int {
     var position = 0
     for level in 0..<OrderRanks.levels {
       let node = OrderRanks.NodeName(level: level, prefix: OrderRanks.prefix(key, level: level))
@@ -205,7 +205,7 @@ extension GraphReader {
     }
     let bucket = OrderRanks.bucket(key)
     try txn.forEach(dbs.links, from: StoreKey.link(o, rel, order: bucket << 32)) { k, _ in
-      guard KeyField.hasPrefix(k, StoreKey.links(o, rel)), let other = KeyField.u64(k, at: 10), other < key else {
+      guard KeyField.hasPrefix(k, StoreKey.links(o, rel)), let other = LinkEntry.last(k), other < key else {
         return false
       }
       position += 1
@@ -220,7 +220,7 @@ extension GraphReader where T == WriteHandle {
   ///
   /// A list that grows past the threshold gets its nodes from all its keys; one that
   /// shrinks to it loses them all.
-  func countRank(_ o: ObjectID, _ rel: UInt16, key: UInt64, added: Bool, count: Int) throws {
+  func countRank(_ o: ObjectID, _ rel: LinkSlot, key: UInt64, added: Bool, count: Int) throws {
     if added && count == OrderRanks.threshold + 1 {
       var keys: [UInt64] = []
       try forEachOrderKey(o, rel) { keys.append($0) }
@@ -238,7 +238,7 @@ extension GraphReader where T == WriteHandle {
   }
 
   /// Adds `delta` (1 or −1) to the counts of `key` in a long list's nodes.
-  func adjustRank(_ o: ObjectID, _ rel: UInt16, key: UInt64, by delta: Int) throws {
+  func adjustRank(_ o: ObjectID, _ rel: LinkSlot, key: UInt64, by delta: Int) throws {
     for level in 0..<OrderRanks.levels {
       let node = OrderRanks.NodeName(level: level, prefix: OrderRanks.prefix(key, level: level))
       let digit = OrderRanks.digit(key, level: level)
@@ -255,12 +255,12 @@ extension GraphReader where T == WriteHandle {
     }
   }
 
-  private func noMember(_ o: ObjectID, _ rel: UInt16) -> StoreError {
+  private func noMember(_ o: ObjectID, _ rel: LinkSlot) -> StoreError {
     StoreError.corrupt("\(display(o)): ordered list \(rel) counts no member where one is removed")
   }
 
   /// Writes the nodes of a list.
-  func writeRankNodes(_ o: ObjectID, _ rel: UInt16, _ nodes: [OrderRanks.NodeName: [UInt32]]) throws {
+  func writeRankNodes(_ o: ObjectID, _ rel: LinkSlot, _ nodes: [OrderRanks.NodeName: [UInt32]]) throws {
     for (node, counts) in nodes.sorted(by: { $0.key < $1.key }) { try setNode(o, rel, node, OrderRanks.encode(counts)) }
   }
 
@@ -280,7 +280,7 @@ extension GraphReader where T == WriteHandle {
 
   /// A node's bytes in the store (the pending ones are the caller's to look at first);
   /// `nil` when it does not exist.
-  private func storedNodeBytes(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName) throws -> [UInt8]? {
+  private func storedNodeBytes(_ o: ObjectID, _ rel: LinkSlot, _ node: OrderRanks.NodeName) throws -> [UInt8]? {
     guard let bytes = try txn.get(dbs.members, key: StoreKey.rankNode(o, rel, node)) else { return nil }
     guard bytes.count == OrderRanks.nodeSize else {
       throw StoreError.corrupt("\(display(o)): ordered list \(rel) has a count node of \(bytes.count) bytes")
@@ -290,7 +290,7 @@ extension GraphReader where T == WriteHandle {
 
   /// Sets a node (`nil`: removes it): kept for the end of the commit when the reader has
   /// ``PendingRanks``, written at once otherwise.
-  private func setNode(_ o: ObjectID, _ rel: UInt16, _ node: OrderRanks.NodeName, _ bytes: [UInt8]?) throws {
+  private func setNode(_ o: ObjectID, _ rel: LinkSlot, _ node: OrderRanks.NodeName, _ bytes: [UInt8]?) throws {
     if let pending {
       pending.nodes[PendingRanks.Key(object: o, rel: rel, node: node)] = bytes ?? []
     } else if let bytes {
@@ -300,10 +300,10 @@ extension GraphReader where T == WriteHandle {
     }
   }
 
-  private func forEachOrderKey(_ o: ObjectID, _ rel: UInt16, _ body: (UInt64) -> Void) throws {
+  private func forEachOrderKey(_ o: ObjectID, _ rel: LinkSlot, _ body: (UInt64) -> Void) throws {
     let prefix = StoreKey.links(o, rel)
     try txn.forEach(dbs.links, from: prefix) { k, _ in
-      guard KeyField.hasPrefix(k, prefix), let key = KeyField.u64(k, at: 10) else { return false }
+      guard KeyField.hasPrefix(k, prefix), let key = LinkEntry.last(k) else { return false }
       body(key)
       return true
     }

@@ -246,7 +246,7 @@ final class Projector {
       if let inv = r.inverse {
         try addLink(t, try relationship(ofEntity: target, inv), o, position: nil)
       } else {
-        try txn.put(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o), value: [UInt8]())
+        try txn.put(dbs.links, key: StoreKey.link(t, .reverse(of: relID), target: o), value: [UInt8]())
       }
       touch(o)
       touch(t)
@@ -259,7 +259,7 @@ final class Projector {
         let target = try requireRecord(t)
         try removeLink(t, try relationship(of: target, inv), o)
       } else {
-        try txn.delete(dbs.links, key: StoreKey.link(t, relID.rawValue | 0x8000, target: o))
+        try txn.delete(dbs.links, key: StoreKey.link(t, .reverse(of: relID), target: o))
       }
       touch(o)
       touch(t)
@@ -290,7 +290,7 @@ final class Projector {
   }
 
   private func addLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID, position: Int?) throws {
-    let rel = r.id.rawValue
+    let rel = LinkSlot(r.id)
     if !r.isToMany {
       var occupied = false
       try reader.scanLinks(o, rel) { _, _ in occupied = true }
@@ -324,7 +324,7 @@ final class Projector {
   }
 
   private func removeLink(_ o: ObjectID, _ r: Relationship, _ t: ObjectID) throws {
-    let rel = r.id.rawValue
+    let rel = LinkSlot(r.id)
     guard r.isOrdered else {
       guard try txn.delete(dbs.links, key: StoreKey.link(o, rel, target: t)) else {
         throw StoreError.corrupt("\(reader.display(o)).\(r.name): not linked to \(reader.display(t))")

@@ -83,9 +83,7 @@ extension EventStore {
     let meta = dbs.meta
     return try env.read { txn in
       guard
-        let from = try txn.get(meta, key: UpcastKeys(version: version).from).flatMap({
-          Int(String(decoding: $0, as: UTF8.self))
-        }),
+        let from = try txn.metaNumber(meta, UpcastKeys(version: version).from),
         let point = try VersionBuild.switchPoint(from: from, to: version, meta: meta, txn)
       else { return nil }
       return VersionSwitch(from: from, to: version, sourceEnd: point.source, position: point.destination)
@@ -156,9 +154,7 @@ final class LogFollower {
       let read = try store.env.readHandle { txn -> ReadOutcome in
         let commits = try GraphReader(txn: txn, dbs: dbs, model: model).commits(
           after: position, maxCommits: 256, maxEvents: 100_000)
-        let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
-          Int(String(decoding: $0, as: UTF8.self))
-        }
+        let active = try txn.activeVersion(in: dbs.meta)
         guard commits.isEmpty, let active, active != version else { return ReadOutcome(commits: commits) }
         let point = try VersionBuild.switchPoint(from: version, to: active, meta: dbs.meta, txn)
         return ReadOutcome(commits: commits, active: active, switchPoint: point)

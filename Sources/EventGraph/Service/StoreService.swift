@@ -45,9 +45,7 @@ final class StoreService: Sendable {
   static func notifier(env: Environment, dbs: StoreDatabases, model: Model, path: String) -> LogNotifier {
     LogNotifier(dataFile: path + "/data.mdb") {
       try? env.readHandle { txn in
-        let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
-          Int(String(decoding: $0, as: UTF8.self))
-        }
+        let active = try txn.activeVersion(in: dbs.meta)
         guard active == dbs.version else { return .max }
         return try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence
       }

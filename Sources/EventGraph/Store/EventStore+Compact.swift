@@ -124,8 +124,7 @@ extension EventStore {
         if let v = KeyField.u64(k, at: 0), Int(v) < version { found.append(Int(v)) }
         return true
       }
-      let from = try txn.get(dbs.meta, key: UpcastKeys(version: model.version).from)
-      return (found, from.flatMap { Int(String(decoding: $0, as: UTF8.self)) })
+      return (found, try txn.metaNumber(dbs.meta, UpcastKeys(version: model.version).from))
     }
     if versions.contains(model.version) {
       throw MaintenanceError(

@@ -200,7 +200,7 @@ extension EventStore {
       for name in StoreDatabases.versionedNames {
         _ = try batch.handle.openDatabase(StoreDatabases.name(name, version: model.version), create: true)
       }
-      if activate { try batch.handle.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version)) }
+      if activate { try batch.handle.setActiveVersion(model.version, in: dbs.meta) }
     }
   }
 
@@ -216,7 +216,7 @@ extension EventStore {
     try commits.run { batch, _ in
       if let checkpoint { try batch.setCheckpoint(checkpoint) }
       try Self.requireVersion(version, in: batch.handle, dbs: dbs)
-      try batch.handle.put(dbs.meta, key: MetaKey.activeVersion, value: String(version))
+      try batch.handle.setActiveVersion(version, in: dbs.meta)
     }
   }
 
@@ -228,9 +228,7 @@ extension EventStore {
   public func dropVersion(_ version: Int) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in
-      let active = try batch.handle.get(dbs.meta, key: MetaKey.activeVersion).flatMap {
-        Int(String(decoding: $0, as: UTF8.self))
-      }
+      let active = try batch.handle.activeVersion(in: dbs.meta)
       guard active != version else {
         throw StoreError.versionInUse(version, reason: "it is the active version")
       }

@@ -84,8 +84,7 @@ extension EventStore {
   /// The active model version, as the store holds it now (another handle or process may
   /// have switched it since this one was opened at ``model``).
   public func activeVersion() throws -> Int {
-    let stored = try env.read { try $0.get(dbs.meta, key: MetaKey.activeVersion) }
-    guard let active = stored.flatMap({ Int(String(decoding: $0, as: UTF8.self)) }) else {
+    guard let active = try env.read({ try $0.activeVersion(in: dbs.meta) }) else {
       throw StoreError.corrupt("the meta database names no active model version")
     }
     return active

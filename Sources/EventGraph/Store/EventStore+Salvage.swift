@@ -102,7 +102,7 @@ private struct Origin {
       meta[String(decoding: k, as: UTF8.self)] = v
       return true
     }
-    guard let text = meta[MetaKey.activeVersion].map({ String(decoding: $0, as: UTF8.self) }), let active = Int(text)
+    guard let active = meta[MetaKey.activeVersion].flatMap(MetaKey.number)
     else { throw StoreError.corrupt("the metadata names no active model version") }
     var versions: [Int: [UInt8]] = [:]
     try snapshot.entries(of: "models") { k, v in

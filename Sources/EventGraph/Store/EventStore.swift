@@ -168,7 +168,7 @@ public final class EventStore: Sendable {
       try env.write { txn in
         try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
         try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
-        try txn.put(dbs.meta, key: MetaKey.activeVersion, value: String(model.version))
+        try txn.setActiveVersion(model.version, in: dbs.meta)
         try dbs.putModel(model, txn)
       }
     }
@@ -198,12 +198,8 @@ public final class EventStore: Sendable {
       throw StoreError.notAStore(path: path, detail: error.description)
     }
     guard let meta = try env.openDatabase("meta", create: false),
-      let format = try env.read({ try $0.get(meta, key: MetaKey.format) }).flatMap({
-        Int(String(decoding: $0, as: UTF8.self))
-      }),
-      let active = try env.read({ try $0.get(meta, key: MetaKey.activeVersion) }).flatMap({
-        Int(String(decoding: $0, as: UTF8.self))
-      }),
+      let format = try env.read({ try $0.metaNumber(meta, MetaKey.format) }),
+      let active = try env.read({ try $0.activeVersion(in: meta) }),
       let id = try env.read({ try $0.get(meta, key: MetaKey.storeID) }).map({ String(decoding: $0, as: UTF8.self) })
     else {
       throw StoreError.notAStore(path: path, detail: "no EventGraph metadata")

@@ -95,7 +95,7 @@ final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
     guard let entity = try reader.entity(of: object), let r = reader.model.entity(entity)?.property(relationship),
       case .relationship(let rel) = r.kind, rel.isOrdered
     else { return element.pick(try reader.related(object, relationship)) }
-    let count = try reader.orderedCount(object, relationship.rawValue)
+    let count = try reader.orderedCount(object, LinkSlot(relationship))
     let position: Int
     switch element {
     case .first: position = 0
@@ -103,7 +103,8 @@ final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
     case .at(let n): position = n >= 0 && n < Int64(count) ? Int(n) : -1
     }
     guard position >= 0 && position < count else { return nil }
-    return try reader.orderedSlice(object, relationship.rawValue, position..<(position + 1), count: count).first?.target
+    return try reader.orderedSlice(object, LinkSlot(relationship), position..<(position + 1), count: count).first?
+      .target
   }
 }
 

@@ -101,7 +101,7 @@ struct StoreDatabases: Sendable {
 
   /// Refuses when the active version is no longer `model`'s.
   func checkActive(_ txn: WriteHandle, model: Model, path: String) throws {
-    let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    let active = try txn.activeVersion(in: meta)
     guard active == model.version else {
       throw StoreError.versionChanged(path: path, opened: model.version, active: active ?? 0)
     }
@@ -127,8 +127,30 @@ struct StoreDatabases: Sendable {
   }
 }
 
+/// Reading and writing the `meta` database's numbers (stored as decimal text).
+extension TransactionReading where Self: ~Copyable {
+  /// The number stored under `key` of `meta`; `nil` when it is absent or not a number.
+  func metaNumber(_ meta: Database, _ key: String) throws -> Int? {
+    try withValue(meta, key: key) { MetaKey.number($0) } ?? nil
+  }
+
+  /// The active model version: the one the projections are of and writes go to; `nil`
+  /// in a store that names none (a damaged one, or one still being created).
+  func activeVersion(in meta: Database) throws -> Int? { try metaNumber(meta, MetaKey.activeVersion) }
+}
+
+extension TransactionWriting where Self: ~Copyable {
+  /// Makes `version` the active model version.
+  func setActiveVersion(_ version: Int, in meta: Database) throws {
+    try put(meta, key: MetaKey.activeVersion, value: String(version))
+  }
+}
+
 /// Keys of the `meta` database.
 enum MetaKey {
+  /// A number as `meta` stores it (decimal text); `nil` when the bytes are not one.
+  static func number(_ bytes: some Collection<UInt8>) -> Int? { Int(String(decoding: bytes, as: UTF8.self)) }
+
   static let format = "format"
   static let storeID = "storeID"
   static let activeVersion = "activeVersion"

@@ -269,7 +269,7 @@ public final class Transaction: GraphReading {
         object: display(id), relationship: r.name, position: position, count: try reader.relatedCount(id, r))
     }
     if try reader.hasLink(id, r, target) {
-      guard let position, try reader.orderedPosition(id, r.id.rawValue, of: target) != position else { return }
+      guard let position, try reader.orderedPosition(id, LinkSlot(r.id), of: target) != position else { return }
       try emit(.unlink(id, relationship: r.id, target: target))
       try checkPosition(position, count: try reader.relatedCount(id, r), id, r)
       try emit(.link(id, relationship: r.id, target: target, position: position))
@@ -410,8 +410,8 @@ public final class Transaction: GraphReading {
       }
     }
     // Relationships without an inverse that point at this object.
-    for (rel, source) in try projector.reader.allLinks(id) where rel & 0x8000 != 0 {
-      try emit(.unlink(source, relationship: PropertyID(rawValue: rel & 0x7FFF), target: id))
+    for (slot, source) in try projector.reader.allLinks(id) where slot.isReverse {
+      try emit(.unlink(source, relationship: slot.relationship, target: id))
     }
     try emit(.delete(id))
   }
@@ -426,12 +426,12 @@ public final class Transaction: GraphReading {
     try checkOpen()
     guard try projector.liveEntity(id) != nil else { return }
     // Links are listed in key order: the object's relationships by identifier (each in its
-    // own order), then the links without an inverse that point at it (flagged 0x8000).
-    for (rel, t) in try projector.reader.allLinks(id) {
-      if rel & 0x8000 == 0 {
-        try emit(.unlink(id, relationship: PropertyID(rawValue: rel), target: t))
+    // own order), then the links without an inverse that point at it (reverse slots).
+    for (slot, t) in try projector.reader.allLinks(id) {
+      if slot.isReverse {
+        try emit(.unlink(t, relationship: slot.relationship, target: id))
       } else {
-        try emit(.unlink(t, relationship: PropertyID(rawValue: rel & 0x7FFF), target: id))
+        try emit(.unlink(id, relationship: slot.relationship, target: t))
       }
     }
     try emit(.delete(id))

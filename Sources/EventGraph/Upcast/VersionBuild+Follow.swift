@@ -60,7 +60,7 @@ extension VersionBuild {
   package func followState() throws -> FollowState {
     let (meta, keys, sourceDBs, model) = (sourceDBs.meta, keys, sourceDBs, store.model)
     return try store.env.readHandle { txn in
-      let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+      let active = try txn.activeVersion(in: meta)
       let checkpoint = try txn.get(meta, key: keys.checkpoint).flatMap { BigEndianKey.decode($0) }
       let end = try GraphReader(txn: txn, dbs: sourceDBs, model: model).logEnd().sequence
       return FollowState(
@@ -87,7 +87,7 @@ extension VersionBuild {
       throw VersionBuildError("another switch of \(path) is under way; wait for it")
     }
     try store.env.write { txn in
-      let active = try txn.get(meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+      let active = try txn.activeVersion(in: meta)
       guard active != version else { throw VersionBuildError("\(path) is already at version \(version)") }
       guard try txn.contains(meta, key: keys.checkpoint) else {
         let known = try txn.contains(store.dbs.models, key: BigEndianKey(UInt64(max(0, version))))
@@ -121,7 +121,7 @@ extension VersionBuild {
     source: UInt64, destination: UInt64
   )? {
     let keys = UpcastKeys(version: to)
-    guard let f = try txn.get(meta, key: keys.from).flatMap({ Int(String(decoding: $0, as: UTF8.self)) }), f == from,
+    guard let f = try txn.metaNumber(meta, keys.from), f == from,
       let s = try txn.get(meta, key: keys.sourceEnd).flatMap({ BigEndianKey.decode($0) }),
       let d = try txn.get(meta, key: keys.destinationEnd).flatMap({ BigEndianKey.decode($0) })
     else { return nil }

@@ -170,7 +170,7 @@ public final class VersionBuild {
     guard let stored = try dbs.storedModel(v, txn, path: store.path) else { return }
     let hash = try dbs.storedModelHash(v, txn) ?? stored.contentHash
     guard hash != model.contentHash else { return }
-    let active = try txn.get(dbs.meta, key: MetaKey.activeVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    let active = try txn.activeVersion(in: dbs.meta)
     let log = try txn.openDatabase(StoreDatabases.name("log", version: v), create: false)
     let hasCommits = try log.map { try txn.statistics($0).entries > 0 } ?? false
     let switchedTo = try txn.contains(dbs.meta, key: UpcastKeys(version: v).from)
@@ -324,7 +324,7 @@ public final class VersionBuild {
   /// transaction; the scratch state goes, the source log stays for a rollback.
   private func finish(_ txn: WriteHandle, sourceEnd: UInt64) throws {
     let meta = sourceDBs.meta
-    try txn.put(meta, key: MetaKey.activeVersion, value: String(destinationModel.version))
+    try txn.setActiveVersion(destinationModel.version, in: meta)
     try txn.put(meta, key: keys.from, value: String(store.model.version))
     try txn.put(meta, key: keys.sourceEnd, value: BigEndianKey(sourceEnd))
     let output = stages[stages.count - 1]
@@ -352,9 +352,9 @@ public final class VersionBuild {
     return try store.env.read { txn in
       try model.entities.map { e in
         var n = 0
-        let key = [UInt8(e.id.rawValue >> 8), UInt8(truncatingIfNeeded: e.id.rawValue)]
-        try txn.forEach(entities, from: key) { k, _ in
-          guard k.count == 10, k[0] == key[0], k[1] == key[1] else { return false }
+        let prefix = StoreKey.entityPrefix(e.id)
+        try txn.forEach(entities, from: prefix) { k, _ in
+          guard KeyField.hasPrefix(k, prefix) else { return false }
           n += 1
           return true
         }
@@ -461,7 +461,7 @@ extension VersionBuild {
       if try txn.contains(meta, key: keys.checkpoint) {
         throw VersionBuildError("an upcast to version \(target) is unfinished: run it again to finish it")
       }
-      try txn.put(meta, key: MetaKey.activeVersion, value: String(target))
+      try txn.setActiveVersion(target, in: meta)
       return target
     }
   }
