@@ -1,8 +1,9 @@
+import EventGraph
 import Foundation
 
 /// A refusal of replication: each names the stream and what is wrong; the local store is
 /// left as it was.
-public struct ReplicationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ReplicationError: RemediedError, Sendable, Hashable {
   public struct Code: RawRepresentable, Sendable, Hashable {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -27,8 +28,10 @@ public struct ReplicationError: Error, Sendable, Hashable, CustomStringConvertib
   public let stream: String
   public let sequence: UInt64?
   public let detail: String
+  /// What a user can do, if anything.
+  public internal(set) var remedy: Remedy? = nil
 
-  public var description: String {
+  public var problem: String {
     let at = sequence.map { " at sequence \($0)" } ?? ""
     return "stream '\(stream)'\(at): \(detail)"
   }

@@ -14,8 +14,9 @@ extension Shipper {
       throw ReplicationError.wrongRole(
         stream: stream, detail: "the store is \(role.description)")
     case .some(let role) where role.kind == .replica:
-      throw ReplicationError.wrongRole(
-        stream: stream, detail: "the store is a read replica: `eventtool promote` makes it the primary first")
+      var e = ReplicationError.wrongRole(stream: stream, detail: "the store is a read replica")
+      e.remedy = .promote(path: store.path)
+      throw e
     case .some(let role) where role.kind == .fenced:
       throw ReplicationError.fenced(stream: stream, sequence: nil, detail: role.detail)
     case .some, .none: break

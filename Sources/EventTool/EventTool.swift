@@ -121,7 +121,7 @@ public struct EventTool: Sendable {
   static func message(_ error: any Error) -> String {
     let ns = error as NSError
     guard ns.domain == NSCocoaErrorDomain, let path = ns.userInfo[NSFilePathErrorKey] as? String else {
-      return "\(error)"
+      return ToolHints.message(error)
     }
     guard let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error,
       case let posix = underlying as NSError, posix.domain == NSPOSIXErrorDomain

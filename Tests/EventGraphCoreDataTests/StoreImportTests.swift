@@ -111,7 +111,8 @@ struct StoreImportTests {
     #expect {
       try CoreDataStoreImport.run(store: dir + "/s", model: model, file: file)
     } throws: { error in
-      "\(error)".contains(bad.1) && "\(error)".contains("Shelves.sqlite") && "\(error)".contains("--lenient")
+      "\(error)".contains(bad.1) && "\(error)".contains("Shelves.sqlite")
+        && (error as? CoreDataError)?.remedy == .lenient
     }
     #expect(!FileManager.default.fileExists(atPath: dir + "/s"))
     let result = try CoreDataStoreImport.run(store: dir + "/s", model: model, file: file, options: .init(lenient: true))

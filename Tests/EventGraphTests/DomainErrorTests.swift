@@ -50,7 +50,7 @@ struct DomainErrorTests {
     (.versionExists(2), .versionExists, "the store holds model version 2 already"),
     (
       .damaged(path: "/s", detail: "/s/data.mdb is damaged (page 7): a page reached twice"), .damaged,
-      "/s/data.mdb is damaged (page 7): a page reached twice; `eventtool salvage /s --out DIR` recovers the commits that remain"
+      "/s/data.mdb is damaged (page 7): a page reached twice; a salvage (EventStore.salvage) recovers the commits that remain"
     ),
     (
       .versionInUse(1, reason: "it is the active version"), .versionInUse,

@@ -1,20 +1,23 @@
 internal import EventGraphText
 
 /// Bad input in a JSON Lines file: the line, the field, and what is wrong.
-public struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct FormatError: RemediedError, Sendable, Hashable {
   /// 1-based line number in the input.
   public var line: Int
   /// The field at fault (`attributes.type`), empty when the whole line is.
   public var field: String
   public var message: String
+  /// What a user can do, if anything.
+  public var remedy: Remedy?
 
-  public init(line: Int, field: String = "", message: String) {
+  public init(line: Int, field: String = "", message: String, remedy: Remedy? = nil) {
     self.line = line
     self.field = field
     self.message = message
+    self.remedy = remedy
   }
 
-  public var description: String {
+  public var problem: String {
     field.isEmpty ? "line \(line): \(message)" : "line \(line): \(field): \(message)"
   }
 }

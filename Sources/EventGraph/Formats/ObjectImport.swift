@@ -316,8 +316,8 @@ final class ObjectImport {
     throw FormatError(
       line: first.number, field: "id",
       message:
-        "'\(item.label)' is a store identity: this looks like an export, and the store is not empty, so its objects would get other identities; import it into an empty store, or pass --new-identities to import its objects as new ones"
-    )
+        "'\(item.label)' is a store identity: this looks like an export, and the store is not empty, so its objects would get other identities",
+      remedy: .newIdentities)
   }
 
   private func unresolved(_ label: String, _ ref: WaitingReference) -> FormatError {

@@ -19,12 +19,19 @@ public struct CompactionReport: Sendable, Hashable {
 }
 
 /// Why a compaction or a backup did not happen; the store is unchanged.
-public struct MaintenanceError: Error, Sendable, Hashable, CustomStringConvertible {
-  public let message: String
+public struct MaintenanceError: RemediedError, Sendable, Hashable {
+  /// What is wrong, without the remedy.
+  public let problem: String
+  /// What a user can do, when the refusal can be lifted.
+  public let remedy: Remedy?
 
-  init(_ message: String) { self.message = message }
+  init(_ problem: String, remedy: Remedy? = nil) {
+    self.problem = problem
+    self.remedy = remedy
+  }
 
-  public var description: String { message }
+  /// The whole message (``problem`` and ``remedy``).
+  public var message: String { description }
 }
 
 extension EventStore {
@@ -128,12 +135,13 @@ extension EventStore {
     }
     if versions.contains(model.version) {
       throw MaintenanceError(
-        "--drop-versions-before \(version) would drop version \(model.version), the active one; nothing was changed")
+        "dropping the versions before \(version) would drop version \(model.version), the active one; nothing was changed"
+      )
     }
     if let rollbackTarget, versions.contains(rollbackTarget), !droppingRollbackVersion {
       throw MaintenanceError(
-        "--drop-versions-before \(version) would drop version \(rollbackTarget), which 'eventtool rollback' goes back to; allow it with --drop-rollback-version; nothing was changed"
-      )
+        "dropping the versions before \(version) would drop version \(rollbackTarget), which a rollback goes back to; nothing was changed",
+        remedy: .allowDroppingRollbackVersion)
     }
     return versions
   }

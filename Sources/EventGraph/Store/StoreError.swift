@@ -15,7 +15,7 @@ import LMDB
 /// ```
 ///
 /// Errors compare equal when their code and all their fields are equal.
-public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct StoreError: RemediedError, Sendable, Hashable {
   /// What kind of refusal an error is; compare with the constants (`e.code == .readOnly`).
   public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: String
@@ -190,7 +190,20 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     self.lmdb = lmdb
   }
 
-  public var description: String {
+  /// What a user can do: a rebuild of damaged projections, an upgrade of an older
+  /// format, a salvage of a damaged file, the promotion of a replica.
+  public var remedy: Remedy? {
+    let path = path ?? ""
+    switch code {
+    case .projectionDamaged: return .rebuild(path: path)
+    case .olderFormat: return .upgrade(path: path)
+    case .damaged: return .salvage(path: path)
+    case .replica: return .promote(path: path)
+    default: return nil
+    }
+  }
+
+  public var problem: String {
     let (path, entity, object, property) = (path ?? "", entity ?? "", object ?? "", property ?? "")
     let (target, detail, version, expected) = (target ?? "", detail ?? "", version ?? 0, expectedVersion ?? 0)
     switch code {
@@ -243,11 +256,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "\(object).\(property): \(target) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
     case .lmdb: return lmdb?.description ?? "LMDB failed"
-    case .projectionDamaged: return "\(detail); `eventtool rebuild \(path)` makes the projections anew from the log"
+    case .projectionDamaged: return detail
     case .olderFormat:
       return
-        "\(path) is in store format \(version), whose projections this version lays out otherwise (\(version < 2 ? "without checksums" : "ordered lists by position")): open it for writing once (for example `eventtool rebuild \(path)`) to upgrade it; its projections are made anew from its log"
-    case .damaged: return "\(detail); `eventtool salvage \(path) --out DIR` recovers the commits that remain"
+        "\(path) is in store format \(version), whose projections this version lays out otherwise (\(version < 2 ? "without checksums" : "ordered lists by position"))"
+    case .damaged: return detail
     case .versionExists: return "the store holds model version \(version) already"
     case .keyRequired: return "\(path): \(detail)"
     case .wrongKey: return "\(path): the key-encryption key \(target) cannot be used: \(detail)"
@@ -256,7 +269,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .noSubject: return "\(object).\(property) is personal and has no subject: \(detail)"
     case .replica:
       return
-        "\(path) is a read replica of stream '\(target)': writes go to the primary (`eventtool promote \(path) --nats URLS` makes this store the primary)"
+        "\(path) is a read replica of stream '\(target)': writes go to the primary"
     case .fenced:
       return
         "\(path) was the primary of stream '\(target)' until another store took over (\(detail)): it takes no more writes; make a new replica from the stream"

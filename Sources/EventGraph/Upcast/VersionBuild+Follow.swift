@@ -91,15 +91,17 @@ extension VersionBuild {
       guard active != version else { throw VersionBuildError("\(path) is already at version \(version)") }
       guard try txn.contains(meta, key: keys.checkpoint) else {
         let known = try txn.contains(store.dbs.models, key: BigEndianKey(UInt64(max(0, version))))
-        throw VersionBuildError(
+        throw
           known
-            ? "no upcast is building version \(version) of \(path): it was made already ('eventtool rollback \(path) --to \(version)' switches to a current one)"
-            : "\(path) has no version \(version), and no upcast is building it")
+          ? VersionBuildError(
+            "no upcast is building version \(version) of \(path): it was made already",
+            remedy: .rollback(path: path, version: version))
+          : VersionBuildError("\(path) has no version \(version), and no upcast is building it")
       }
       guard builderRuns(path) else {
         throw VersionBuildError(
-          "no following upcast is running to build version \(version) of \(path) (it stopped at its checkpoint): run 'eventtool upcast \(path) … --follow --switch' to catch up and switch"
-        )
+          "no following upcast is running to build version \(version) of \(path) (it stopped at its checkpoint)",
+          remedy: .followAndSwitch(path: path))
       }
       try txn.put(meta, key: keys.switchRequest, value: "1")
     }

@@ -133,8 +133,8 @@ public final class VersionBuild {
       if let tail {
         if tail.metadata.sourceCommit == nil && !discardingNewerCommits {
           throw VersionBuildError(
-            "version \(destination.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them (allow it with --discard-newer)"
-          )
+            "version \(destination.version) already has commits written after an earlier upcast (the last is commit \(tail.number)); upcasting again would discard them",
+            remedy: .discardNewer)
         }
       }
       for stage in stages { try Self.refuseReplacing(stage.destinationModel, txn, sourceDBs, store) }
@@ -366,10 +366,15 @@ public final class VersionBuild {
 
 /// Why an upcast's storage refused; the migration module reports it as its own error, with
 /// the same message.
-public struct VersionBuildError: Error, CustomStringConvertible {
-  /// The message, as the migration module reports it.
-  public let description: String
-  init(_ message: String) { self.description = message }
+public struct VersionBuildError: RemediedError {
+  /// What is wrong, as the migration module reports it.
+  public let problem: String
+  /// What a user can do, if anything.
+  public let remedy: Remedy?
+  init(_ problem: String, remedy: Remedy? = nil) {
+    self.problem = problem
+    self.remedy = remedy
+  }
 }
 
 /// Source objects were made, while the upcast was under way, with identities the

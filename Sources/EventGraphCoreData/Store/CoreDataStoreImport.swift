@@ -154,8 +154,8 @@ struct SQLitePlan: StorePlan {
     if !bad.isEmpty && !lenient {
       throw CoreDataError(
         file: file,
-        "\(bad.count) row(s) break model version \(best.0.version) (pass --lenient to skip them): "
-          + bad.prefix(10).joined(separator: "; ") + (bad.count > 10 ? "; …" : ""))
+        "\(bad.count) row(s) break model version \(best.0.version): "
+          + bad.prefix(10).joined(separator: "; ") + (bad.count > 10 ? "; …" : ""), remedy: .lenient)
     }
     return SQLitePlan(version: best.0, model: best.1, uuid: source.uuid, skipped: bad, notes: best.2.notes, run: run)
   }

@@ -58,8 +58,8 @@ struct XMLStorePlan: StorePlan {
         if !bad.isEmpty && !lenient {
           throw CoreDataError(
             file: file,
-            "\(bad.count) object(s) break model version \(v.version) (pass --lenient to skip them): "
-              + bad.prefix(10).joined(separator: "; "))
+            "\(bad.count) object(s) break model version \(v.version): " + bad.prefix(10).joined(separator: "; "),
+            remedy: .lenient)
         }
         return XMLStorePlan(
           version: v, model: m, uuid: info?.child("UUID")?.text.trimmingCharacters(in: .whitespacesAndNewlines),

@@ -154,11 +154,13 @@ struct MappingBuilder {
     var policy: (any MigrationPolicy)? = nil
     if let p = m.policy {
       guard let registered = policies.policy(named: p) else {
-        throw error(
+        var e = error(
           "\(m.name).policy",
           policies.isEmpty
-            ? "migration policy '\(p)' is not registered: this eventtool has no Swift policies (build your own tool on the EventTool library to register some)"
+            ? "migration policy '\(p)' is not registered: no policies are"
             : "migration policy '\(p)' is not registered (registered: \(policies.names.joined(separator: ", ")))")
+        if policies.isEmpty { e.remedy = .registerPolicies }
+        throw e
       }
       policy = registered
     }

@@ -1,3 +1,5 @@
+import EventGraph
+
 /// How the objects of one model version become the objects of the next: a list of entity
 /// mappings, as Core Data's mapping model (FORMATS.md, "Mapping file").
 ///
@@ -89,20 +91,23 @@ public struct InstanceMapping: Sendable, Hashable {
 }
 
 /// A mapping that cannot be used, naming the file, mapping and property at fault.
-public struct MappingError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MappingError: RemediedError, Sendable, Hashable {
   /// The mapping file, or "mapping" for one built in Swift.
   public var file: String
   /// Where in it: "AddressBookToPhoneBook.attributes.phoneNumber".
   public var location: String
   public var message: String
+  /// What a user can do, if anything.
+  public var remedy: Remedy?
 
-  public init(file: String = "mapping", location: String, message: String) {
+  public init(file: String = "mapping", location: String, message: String, remedy: Remedy? = nil) {
     self.file = file
     self.location = location
     self.message = message
+    self.remedy = remedy
   }
 
-  public var description: String {
+  public var problem: String {
     location.isEmpty ? "\(file): \(message)" : "\(file): \(location): \(message)"
   }
 }

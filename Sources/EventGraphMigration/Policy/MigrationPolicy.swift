@@ -106,8 +106,14 @@ public struct DestinationDraft: Sendable, Hashable {
 }
 
 /// A policy's failure, or a failure inside a stage, with the mapping and object named.
-public struct MigrationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MigrationError: RemediedError, Sendable, Hashable {
+  /// What is wrong, without the remedy.
   public var message: String
-  public init(_ message: String) { self.message = message }
-  public var description: String { message }
+  /// What a user can do, if anything.
+  public var remedy: Remedy?
+  public init(_ message: String, remedy: Remedy? = nil) {
+    self.message = message
+    self.remedy = remedy
+  }
+  public var problem: String { message }
 }

@@ -126,7 +126,7 @@ final class Upcaster {
     do {
       return try body()
     } catch let e as VersionBuildError {
-      throw MigrationError(e.description)
+      throw MigrationError(e.problem, remedy: e.remedy)
     }
   }
 

@@ -36,7 +36,7 @@ struct AppendCommand: ToolCommand {
         io.print(json ? Self.json(c, store).serialized() : Self.text(c, store))
       }
     } catch {
-      throw ToolError.failed("\(inputName(file)): \(error)")
+      throw ToolError.failed("\(inputName(file)): \(ToolHints.message(error))")
     }
     if json { io.print(Self.summary(result, store).serialized()) }
     if let f = result.failure { throw ToolError.failed("\(inputName(file)): \(f)") }

@@ -48,7 +48,7 @@ struct ImportCommand: ToolCommand {
       bar.finish()
     } catch let e as FormatError {
       bar.finish()
-      throw ToolError.failed("\(inputName(file)): \(e)")
+      throw ToolError.failed("\(inputName(file)): \(ToolHints.message(e))")
     } catch {
       bar.finish()
       throw error

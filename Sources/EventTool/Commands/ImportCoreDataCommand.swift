@@ -50,7 +50,7 @@ struct ImportCoreDataCommand: ToolCommand {
         if json { identities.append(JSONField(coreData, .string(identity))) }
       }
     } catch let e as CoreDataError {
-      throw ToolError.failed(e.description)
+      throw ToolError.failed(ToolHints.message(e))
     }
     let counts = result.objects.keys.sorted()
     if json {

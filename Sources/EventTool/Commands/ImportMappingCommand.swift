@@ -25,7 +25,7 @@ struct ImportMappingCommand: ToolCommand {
     do {
       mapping = try CoreDataMappingImport.run(try a.required("FILE"), model: a.value("model"))
     } catch let e as CoreDataError {
-      throw ToolError.failed(e.description)
+      throw ToolError.failed(ToolHints.message(e))
     }
     try Data(mapping.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
     io.print(

@@ -24,7 +24,7 @@ struct ImportModelCommand: ToolCommand {
     do {
       files = try CoreDataModelImport.run(try a.required("PATH"), into: a.value("out") ?? ".")
     } catch let e as CoreDataError {
-      throw ToolError.failed(e.description)
+      throw ToolError.failed(ToolHints.message(e))
     }
     if a.flag("json") {
       let list = files.map { f -> JSON in

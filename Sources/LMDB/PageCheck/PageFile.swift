@@ -102,7 +102,7 @@ final class PageFile {
         var d = damage
         d.detail +=
           other.map {
-            "; meta page \($0.index) is intact (transaction \($0.transaction)): `eventtool salvage` recovers from it"
+            "; meta page \($0.index) is intact (transaction \($0.transaction)): a salvage recovers from it"
           }
           ?? ""
         throw d
