@@ -44,13 +44,14 @@ public final class Transaction: GraphReading {
   /// projection or the log.
   private func emit(_ e: Event) throws {
     hasWritten = true  // before: applying may write some keys and then refuse the event
-    var e = e
+    // No local copy of `e` on the common path: it would cost a retain and a release of
+    // its value per event.
     if model.hasPersonalAttributes {
       guard let sealed = try sealingPersonal(e) else { return }
-      e = sealed
+      try emitSealed(sealed)
+    } else {
+      try emitSealed(e)
     }
-    try projector.apply(e)
-    events.append(e)
   }
 
   /// Applies and records an event whose personal value is sealed already.
