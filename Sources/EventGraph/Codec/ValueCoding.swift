@@ -34,45 +34,47 @@ extension BinaryWriter {
   }
 
   mutating func value(_ v: Value?) {
-    guard let v else { return byte(ValueTag.none.rawValue) }
+    // A switch over the optional itself: binding `v` first copied it (a retain and a
+    // release of its payload per value written).
     switch v {
-    case .string(let s):
+    case nil: byte(ValueTag.none.rawValue)
+    case .string(let s)?:
       byte(ValueTag.string.rawValue)
       string(s)
-    case .int16(let n):
+    case .int16(let n)?:
       byte(ValueTag.int16.rawValue)
       zigzag(Int64(n))
-    case .int32(let n):
+    case .int32(let n)?:
       byte(ValueTag.int32.rawValue)
       zigzag(Int64(n))
-    case .int64(let n):
+    case .int64(let n)?:
       byte(ValueTag.int64.rawValue)
       zigzag(n)
-    case .double(let d):
+    case .double(let d)?:
       byte(ValueTag.double.rawValue)
       fixed64(d.bitPattern)
-    case .float(let f):
+    case .float(let f)?:
       byte(ValueTag.float.rawValue)
       fixed32(f.bitPattern)
-    case .decimal(let d):
+    case .decimal(let d)?:
       byte(ValueTag.decimal.rawValue)
       string(d.description)
-    case .boolean(let b):
+    case .boolean(let b)?:
       byte(b ? ValueTag.trueValue.rawValue : ValueTag.falseValue.rawValue)
-    case .date(let d):
+    case .date(let d)?:
       byte(ValueTag.date.rawValue)
       fixed64(d.timeIntervalSince1970.bitPattern)
-    case .binary(let b):
+    case .binary(let b)?:
       byte(ValueTag.binary.rawValue)
       lengthPrefixed(b)
-    case .uuid(let u):
+    case .uuid(let u)?:
       byte(ValueTag.uuid.rawValue)
       // SAFETY: the 16 bytes of a local tuple, copied during the call.
       withUnsafeBytes(of: u.uuid) { bytes.append(contentsOf: $0) }
-    case .uri(let s):
+    case .uri(let s)?:
       byte(ValueTag.uri.rawValue)
       string(s)
-    case .sealed(let s):
+    case .sealed(let s)?:
       byte(ValueTag.sealed.rawValue)
       byte(s.type.code)
       varint(s.subject.rawValue)

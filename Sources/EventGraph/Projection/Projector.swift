@@ -218,9 +218,9 @@ final class Projector {
       guard i < e.attributeTypes.count, let type = e.attributeTypes[i] else {
         throw StoreError.corrupt("\(e.name)/\(o.rawValue): no attribute \(attribute.rawValue)")
       }
-      if let value, value.type != type {
-        throw StoreError.corrupt(
-          "\(e.name)/\(o.rawValue).#\(i): stored \(value.type.rawValue), expected \(type.rawValue)")
+      // The type read through optional chaining: binding `value` copied the whole event.
+      if let found = value?.type, found != type {
+        throw StoreError.corrupt("\(e.name)/\(o.rawValue).#\(i): stored \(found.rawValue), expected \(type.rawValue)")
       }
       if e.indexed[i] {
         let entityID = h.entity

@@ -118,9 +118,19 @@ struct RecordReader: RecordDecoderBase {
   /// (an optional property reads it as `nil`: Docs/privacy.md).
   ///
   /// - Throws: ``RecordError`` for a personal value the store had no key to open.
+  @inline(__always)
   func present(_ property: PropertyID, _ f: RecordSchema.Field? = nil, _ swiftType: Any.Type? = nil) throws -> Value? {
-    guard case .sealed(let s)? = state[property] else { return state[property] }
-    if s.state == .erased { return nil }
+    // Read once and tested without a binding on the common path (a plain value): a
+    // pattern binding copied it once more, a retain and a release per field read.
+    let v = state[property]
+    guard v?.isSealed == true else { return v }
+    return try sealedPresent(v, f, swiftType)
+  }
+
+  /// ``present(_:_:_:)`` for a sealed value, off the common path.
+  @inline(never)
+  private func sealedPresent(_ v: Value?, _ f: RecordSchema.Field?, _ swiftType: Any.Type?) throws -> Value? {
+    if case .sealed(let s)? = v, s.state == .erased { return nil }
     throw failure(f?.key, swiftType, "a personal value, and the store was opened without its key")
   }
 

@@ -74,6 +74,15 @@ final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
 
   func value(of object: ObjectID, attribute: PropertyID) throws -> Value? {
     let v = try stored(object)?[attribute]
+    // Tested without a binding on the common path (a plain value), as RecordReader does.
+    guard v?.isSealed == true else { return v }
+    return try openedForQuery(v, attribute)
+  }
+
+  /// ``value(of:attribute:)`` of a sealed value, off the common path: opened with the
+  /// store's key, `nil` once erased.
+  @inline(never)
+  private func openedForQuery(_ v: Value?, _ attribute: PropertyID) throws -> Value? {
     guard case .sealed(var s)? = v else { return v }
     if s.state == nil, let ring = reader.dbs.keyring {
       let opened = try ring.open(s, in: reader.txn)
@@ -85,6 +94,7 @@ final class ProjectionSource<T: TransactionReading>: QueryObjectSource {
     throw StoreError.keyRequired(
       path: reader.dbs.keyring?.path ?? "", detail: "a query over personal values reads them opened")
   }
+
   func related(to object: ObjectID, relationship: PropertyID) throws -> [ObjectID] {
     try reader.related(object, relationship)
   }

@@ -42,7 +42,7 @@ public final class Transaction: GraphReading {
   /// Applies and records one event; a personal value is sealed first (or held until its
   /// subject is known: ``sealDeferred()``), so that no plain personal value reaches the
   /// projection or the log.
-  private func emit(_ e: Event) throws {
+  private func emit(_ e: consuming Event) throws {
     hasWritten = true  // before: applying may write some keys and then refuse the event
     // No local copy of `e` on the common path: it would cost a retain and a release of
     // its value per event.
@@ -55,7 +55,7 @@ public final class Transaction: GraphReading {
   }
 
   /// Applies and records an event whose personal value is sealed already.
-  func emitSealed(_ e: Event) throws {
+  func emitSealed(_ e: consuming Event) throws {
     try projector.apply(e)
     events.append(e)
   }
@@ -237,16 +237,25 @@ public final class Transaction: GraphReading {
   /// Sets attribute `attribute` (of type `type`) of a live object, by ID: the attribute
   /// itself (its name, default, renaming identifier) is not copied on this path.
   private func set(_ id: ObjectID, _ attribute: PropertyID, _ type: AttributeType, _ value: Value?) throws {
-    var v = value
-    if let value, value.type != type || !value.isFinite {
+    // The value is read through optional chaining, never bound, on the common path (it
+    // has the attribute's type): a binding copied it, a retain and a release per value.
+    if let found = value?.type, found != type || value?.isFinite == false, let value {
+      let converted: Value
       do {
-        v = try value.converted(to: type)
+        converted = try value.converted(to: type)
       } catch {
         let name = try projector.liveEntity(id).flatMap { model.entity($0)?.property(attribute)?.name }
         throw StoreError.wrongType(object: display(id), attribute: name ?? "?", detail: error.description)
       }
+      return try setConverted(id, attribute, converted)
     }
-    if try projector.value(id, attribute) == v, !(v?.isSealed ?? false) { return }
+    try setConverted(id, attribute, value)
+  }
+
+  /// Sets a value of the attribute's type, unless the object holds it already (a sealed
+  /// value is always set: its bytes differ each time it is sealed).
+  private func setConverted(_ id: ObjectID, _ attribute: PropertyID, _ v: Value?) throws {
+    if v?.isSealed != true, try projector.value(id, attribute) == v { return }
     try emit(.set(id, attribute: attribute, value: v))
   }
 
