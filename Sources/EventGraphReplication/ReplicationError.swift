@@ -4,25 +4,7 @@ import Foundation
 /// A refusal of replication: each names the stream and what is wrong; the local store is
 /// left as it was.
 public struct ReplicationError: RemediedError, Sendable, Hashable {
-  public struct Code: RawRepresentable, Sendable, Hashable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    /// The stream belongs to another store.
-    public static let otherStore = Code(rawValue: "otherStore")
-    /// A message of the stream cannot be read: out of place, of an unknown kind, or a
-    /// record whose checksum fails.
-    public static let badMessage = Code(rawValue: "badMessage")
-    /// Another member published to the stream: this one is no longer the primary.
-    public static let fenced = Code(rawValue: "fenced")
-    /// The store has no part in this stream, or not the one asked for.
-    public static let wrongRole = Code(rawValue: "wrongRole")
-    /// The stream does not exist, or is empty.
-    public static let noStream = Code(rawValue: "noStream")
-    /// The store and the stream disagree about a version's log.
-    public static let diverged = Code(rawValue: "diverged")
-    /// The replication was stopped.
-    public static let stopped = Code(rawValue: "stopped")
-  }
+  public typealias Code = ErrorCode<ReplicationError>
 
   public let code: Code
   public let stream: String
@@ -66,4 +48,24 @@ public struct ReplicationError: RemediedError, Sendable, Hashable {
     .init(
       code: .stopped, stream: stream, sequence: nil, detail: "replication stopped before the commit reached the stream")
   }
+}
+
+// MARK: - The codes
+
+extension ErrorCode where Domain == ReplicationError {
+  /// The stream belongs to another store.
+  public static var otherStore: Self { Self("otherStore") }
+  /// A message of the stream cannot be read: out of place, of an unknown kind, or a
+  /// record whose checksum fails.
+  public static var badMessage: Self { Self("badMessage") }
+  /// Another member published to the stream: this one is no longer the primary.
+  public static var fenced: Self { Self("fenced") }
+  /// The store has no part in this stream, or not the one asked for.
+  public static var wrongRole: Self { Self("wrongRole") }
+  /// The stream does not exist, or is empty.
+  public static var noStream: Self { Self("noStream") }
+  /// The store and the stream disagree about a version's log.
+  public static var diverged: Self { Self("diverged") }
+  /// The replication was stopped.
+  public static var stopped: Self { Self("stopped") }
 }

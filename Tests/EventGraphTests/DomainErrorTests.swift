@@ -40,7 +40,7 @@ struct DomainErrorTests {
       "List/1.items: position 5 is outside 0...2"
     ),
     (
-      .validation(object: "Team/3", property: "members", message: "needs at least 2"), .validation,
+      .validation(object: "Team/3", property: "members", rule: .minCount, message: "needs at least 2"), .validation,
       "Team/3.members: needs at least 2"
     ),
     (.corrupt("bad record"), .corrupt, "store is corrupt: bad record"),
@@ -203,11 +203,14 @@ struct DomainErrorTests {
     #expect(StoreError.readOnly(path: "/a") != .alreadyOpen(path: "/a"))
     #expect(StoreError.deletedObject("P/1", asOf: nil) != .deletedObject("P/1", asOf: 3))
     #expect(
-      StoreError.validation(object: "P/1", property: "name", message: "required")
-        == .validation(object: "P/1", property: "name", message: "required"))
+      StoreError.validation(object: "P/1", property: "name", rule: .required, message: "required")
+        == .validation(object: "P/1", property: "name", rule: .required, message: "required"))
     #expect(
-      StoreError.validation(object: "P/1", property: "name", message: "required")
-        != .validation(object: "P/1", property: "age", message: "required"))
+      StoreError.validation(object: "P/1", property: "name", rule: .required, message: "required")
+        != .validation(object: "P/1", property: "age", rule: .required, message: "required"))
+    #expect(
+      StoreError.validation(object: "P/1", property: "name", rule: .minLength, message: "short")
+        != .validation(object: "P/1", property: "name", rule: .regularExpression, message: "short"))
     #expect(Set([StoreError.transactionEnded, .transactionEnded, .corrupt("x")]).count == 2)
     #expect(ModelError.unknownEntity("A") == .unknownEntity("A"))
     #expect(ModelError.unknownEntity("A") != .duplicateEntity("A"))
@@ -218,8 +221,8 @@ struct DomainErrorTests {
 
   @Test("the fields say where, for a catch that matches on the code")
   func fields() {
-    let e = StoreError.validation(object: "Team/3", property: "members", message: "needs at least 2")
-    #expect(e.object == "Team/3" && e.property == "members" && e.detail == "needs at least 2")
+    let e = StoreError.validation(object: "Team/3", property: "members", rule: .minCount, message: "needs at least 2")
+    #expect(e.object == "Team/3" && e.property == "members" && e.detail == "needs at least 2" && e.rule == .minCount)
     #expect(e.path == nil && e.entity == nil)
     let m = ModelError.unknownDestination(entity: "Person", relationship: "car", destination: "Car")
     #expect(m.entity == "Person" && m.property == "car" && m.name == "Car")

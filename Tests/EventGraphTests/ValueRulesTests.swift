@@ -217,3 +217,104 @@ struct ValueRulesModelTests {
     }
   }
 }
+
+@Suite("Validation errors name the rule broken")
+struct ValidationRuleTests {
+  /// A model with one attribute or relationship for each rule a commit can break.
+  static func model() throws -> Model {
+    try Model(
+      name: "Rules", version: 1,
+      entities: [
+        EntityDescription(
+          name: "Club",
+          attributes: [
+            AttributeDescription(name: "name", type: .string),
+            AttributeDescription(name: "draft", type: .string, isOptional: true, isTransient: true),
+            AttributeDescription(
+              name: "size", type: .int32, isOptional: true, minValue: .int32(1), maxValue: .int32(9)),
+            AttributeDescription(
+              name: "code", type: .string, isOptional: true, minLength: 2, maxLength: 4, regularExpression: "[a-z]*"),
+          ],
+          relationships: [
+            RelationshipDescription(name: "home", destination: "Hall", inverse: "club", deleteRule: .deny),
+            RelationshipDescription(
+              name: "members", destination: "Member", isToMany: true, minCount: 2, maxCount: 3, inverse: "club"),
+          ]),
+        EntityDescription(
+          name: "Hall", relationships: [RelationshipDescription(name: "club", destination: "Club", inverse: "home")]),
+        EntityDescription(
+          name: "Member",
+          relationships: [
+            RelationshipDescription(name: "club", destination: "Club", isOptional: false, inverse: "members")
+          ]),
+      ])
+  }
+
+  /// A club that keeps every rule: a name, a hall, two members.
+  static func validClub(_ tx: Transaction) throws -> ObjectID {
+    let club = try tx.insert("Club", ["name": .string("chess")])
+    try tx.link(club, "home", try tx.insert("Hall"))
+    for _ in 0..<2 { try tx.link(club, "members", try tx.insert("Member")) }
+    return club
+  }
+
+  /// What each rule's breaking commit does, to a store holding one valid club.
+  static let breaches: [(ValidationRule, String, @Sendable (Transaction, ObjectID) throws -> Void)] = [
+    (.required, "name", { tx, _ in _ = try tx.insert("Club") }),
+    (.transient, "draft", { tx, club in try tx.set(club, "draft", .string("x")) }),
+    (.minValue, "size", { tx, club in try tx.set(club, "size", .int32(0)) }),
+    (.maxValue, "size", { tx, club in try tx.set(club, "size", .int32(10)) }),
+    (.minLength, "code", { tx, club in try tx.set(club, "code", .string("a")) }),
+    (.maxLength, "code", { tx, club in try tx.set(club, "code", .string("abcde")) }),
+    (.regularExpression, "code", { tx, club in try tx.set(club, "code", .string("A1")) }),
+    (.minCount, "members", { tx, club in try tx.delete(try #require(tx.related(club, "members").first)) }),
+    (
+      .maxCount, "members",
+      { tx, club in for _ in 0..<2 { try tx.link(club, "members", try tx.insert("Member")) } }
+    ),
+    (.deny, "home", { tx, club in try tx.delete(club) }),
+  ]
+
+  @Test("every rule is met by a commit that breaks it, and the error names that rule and property")
+  func everyRule() throws {
+    let (store, dir) = try makeStore(try Self.model())
+    defer { removeDirectory(dir) }
+    let club = try store.write { tx throws in try Self.validClub(tx) }.value
+    let before = try store.read { try $0.logEnd() }
+    var met: [ValidationRule] = []
+    for (rule, property, breach) in Self.breaches {
+      do {
+        try store.write { tx throws in try breach(tx, club) }
+        Issue.record("the commit breaking \(rule) was not refused")
+      } catch let e as StoreError where e.code == .validation {
+        #expect(e.rule == rule, "\(e)")
+        #expect(e.property == property, "\(e)")
+        if let r = e.rule { met.append(r) }
+      }
+    }
+    #expect(met == ValidationRule.all)
+    #expect(try store.read { try $0.logEnd() } == before)
+  }
+
+  @Test("a required relationship that is empty is the required rule too")
+  func requiredRelationship() throws {
+    let (store, dir) = try makeStore(try Self.model())
+    defer { removeDirectory(dir) }
+    #expect {
+      try store.write { tx throws in _ = try tx.insert("Member") }
+    } throws: { error in
+      guard let e = error as? StoreError else { return false }
+      return e.code == .validation && e.rule == .required && e.property == "club"
+    }
+  }
+
+  @Test("ValueRules.breach names the same rule and words as violation")
+  func breachAndViolation() throws {
+    let rules = try #require(Self.model().entity(named: "Club")?.attribute(named: "code")?.rules)
+    for (value, rule) in [("a", ValidationRule.minLength), ("abcde", .maxLength), ("A1", .regularExpression)] {
+      let b = try #require(rules.breach(.string(value)))
+      #expect(b.rule == rule && b.message == rules.violation(.string(value)))
+    }
+    #expect(rules.breach(.string("abc")) == nil)
+  }
+}

@@ -5,33 +5,46 @@ import Testing
 
 /// A child process of this package whose standard output is read as it comes, and whose
 /// standard error is kept to show when it fails (a sanitizer's report, for one).
+///
+/// Each pipe is read by a thread of its own with blocking reads, never through
+/// `FileHandle.readabilityHandler`: on Linux, tearing down the dispatch read source that
+/// handler installs races libdispatch's epoll bookkeeping and now and then crashed the whole
+/// test process in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch issue 949), a
+/// failure of the harness that said nothing of the code under test.
 final class Child: @unchecked Sendable {
-  // SAFETY (@unchecked Sendable): `buffer` and `errorBuffer` are only touched under `lock`.
+  // SAFETY (@unchecked Sendable): `buffer` and `errorBuffer` are only touched under `lock`;
+  // the readers' group is itself thread-safe.
   let process = Process()
   private let pipe = Pipe()
   private let errorPipe = Pipe()
   private let lock = NSLock()
   private var buffer = Data()
   private var errorBuffer = Data()
+  private let readers = DispatchGroup()
 
   init(_ executable: String, _ arguments: [String]) throws {
     process.executableURL = ToolRunner.productsDirectory.appendingPathComponent(executable)
     process.arguments = arguments
     process.standardOutput = pipe
     process.standardError = errorPipe
-    pipe.fileHandleForReading.readabilityHandler = { [lock] handle in
-      let chunk = handle.availableData
-      lock.lock()
-      self.buffer.append(chunk)
-      lock.unlock()
-    }
-    errorPipe.fileHandleForReading.readabilityHandler = { [lock] handle in
-      let chunk = handle.availableData
-      lock.lock()
-      self.errorBuffer.append(chunk)
-      lock.unlock()
-    }
     try process.run()
+    read(pipe.fileHandleForReading) { $0.buffer.append($1) }
+    read(errorPipe.fileHandleForReading) { $0.errorBuffer.append($1) }
+  }
+
+  /// Reads `handle` to its end on a thread of its own, handing each chunk to `keep` under
+  /// the lock.
+  private func read(_ handle: FileHandle, _ keep: @escaping @Sendable (Child, Data) -> Void) {
+    readers.enter()
+    let thread = Thread { [self] in
+      while case let chunk = handle.availableData, !chunk.isEmpty {  // blocks; empty at the end
+        lock.lock()
+        keep(self, chunk)
+        lock.unlock()
+      }
+      readers.leave()
+    }
+    thread.start()
   }
 
   /// Everything printed so far.
@@ -79,14 +92,11 @@ final class Child: @unchecked Sendable {
   func finish(seconds: Double) -> Int32 {
     wait(seconds: seconds) { !$0.process.isRunning }
     process.waitUntilExit()
-    pipe.fileHandleForReading.readabilityHandler = nil
-    errorPipe.fileHandleForReading.readabilityHandler = nil
-    let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-    let errorRest = errorPipe.fileHandleForReading.readDataToEndOfFile()
-    lock.lock()
-    buffer.append(rest)
-    errorBuffer.append(errorRest)
-    lock.unlock()
+    // Both pipes reach their end once the child and whatever it started have closed them;
+    // the limit only turns a grandchild that keeps a pipe open into a failure, not a hang.
+    if readers.wait(timeout: .now() + seconds * Self.timeoutScale) == .timedOut {
+      Issue.record("the output of \(process.executableURL?.lastPathComponent ?? "a child") did not end")
+    }
     return process.terminationStatus
   }
 }
@@ -120,12 +130,14 @@ struct MultiProcessTests {
     let path = dir + "/s"
     #expect(try ToolRunner.run("StressWriter", [path, "--count", "0"]).status == 0)
     // Four tasks committing through group commit, each every few milliseconds: the file's
-    // pages are freed and reused all through each check's walk, and the store stays small
-    // enough for a hundred walks of a debug build. The writer is given more commits than
-    // it can make in days, so that it is still running when the checks end however slow
-    // they are: it stops only if it fails, and that is a finding.
+    // pages are freed and reused all through each check's walk. The writer's commits are
+    // bounded, so that the store stays small enough for a hundred walks of a debug build
+    // however slow the machine: an unbounded writer on a loaded machine grew the store
+    // faster than the walks went, each walk slower than the last (seven minutes once). Its
+    // end is no verdict (on a fast machine it ends before the checks, on a slow one after);
+    // that it never failed is.
     let writer = try Child(
-      "StressWriter", [path, "--count", "1000000000", "--per-commit", "1", "--async", "4", "--pause", "5"])
+      "StressWriter", [path, "--count", "20000", "--per-commit", "1", "--async", "4", "--pause", "5"])
     defer { if writer.process.isRunning { kill(writer.process.processIdentifier, SIGKILL) } }
     #expect(writer.wait(seconds: 60) { $0.lines.count >= 200 }, "\(writer.errorOutput)")
     var checked = 0
@@ -139,9 +151,10 @@ struct MultiProcessTests {
         break
       }
     }
-    #expect(writer.process.isRunning, "the writer failed: \(writer.errorOutput)")
-    kill(writer.process.processIdentifier, SIGKILL)
-    _ = writer.finish(seconds: 10)
+    let stillWriting = writer.process.isRunning
+    if stillWriting { kill(writer.process.processIdentifier, SIGKILL) }
+    let status = writer.finish(seconds: 10)
+    if !stillWriting { #expect(status == 0, "the writer failed: \(writer.errorOutput)") }
     #expect(checked == 100)
     #expect(try ToolRunner.eventtool(["verify", path]).status == 0)
   }

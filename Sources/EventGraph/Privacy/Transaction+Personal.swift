@@ -41,8 +41,9 @@ extension Transaction {
       plain = opened
     }
     // The rules see the plain value here: the commit's validation finds it sealed.
-    if case .attribute(let attribute)? = entity.property(a)?.kind, let broken = attribute.rules?.violation(plain) {
-      throw StoreError.validation(object: display(o), property: attribute.name, message: broken)
+    if case .attribute(let attribute)? = entity.property(a)?.kind, let broken = attribute.rules?.breach(plain) {
+      throw StoreError.validation(
+        object: display(o), property: attribute.name, rule: broken.rule, message: broken.message)
     }
     guard let subject = try subject(of: o, entity) else {
       deferredPersonal.append((o, a, plain))

@@ -15,25 +15,7 @@
 /// Errors compare equal when their code and all their fields are equal.
 public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What kind of refusal an error is; compare with the constants (`e.code == .storeClosed`).
-  public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
-
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public var description: String { rawValue }
-
-    /// An idempotency key must be 1 to 400 bytes of UTF-8.
-    public static let invalidIdempotencyKey = Code(rawValue: "invalidIdempotencyKey")
-    /// A consumer or projection name must be 1 to 200 bytes, without a `:`.
-    public static let invalidName = Code(rawValue: "invalidName")
-    /// A projection of this name is already registered with the store.
-    public static let projectionAlreadyRegistered = Code(rawValue: "projectionAlreadyRegistered")
-    /// The synchronous ``EventStore/write(metadata:_:)`` was given an idempotency key that
-    /// is already in the store: nothing was written; `commit` is the first commit with the key.
-    public static let alreadyCommitted = Code(rawValue: "alreadyCommitted")
-    /// The store object is being released: no more commits are taken.
-    public static let storeClosed = Code(rawValue: "storeClosed")
-  }
+  public typealias Code = ErrorCode<ServiceError>
 
   /// What kind of refusal this is.
   public let code: Code
@@ -93,4 +75,20 @@ extension ServiceError {
   }
 
   public static func storeClosed(path: String) -> Self { .init(.storeClosed, path: path) }
+}
+
+// MARK: - The codes
+
+extension ErrorCode where Domain == ServiceError {
+  /// An idempotency key must be 1 to 400 bytes of UTF-8.
+  public static var invalidIdempotencyKey: Self { Self("invalidIdempotencyKey") }
+  /// A consumer or projection name must be 1 to 200 bytes, without a `:`.
+  public static var invalidName: Self { Self("invalidName") }
+  /// A projection of this name is already registered with the store.
+  public static var projectionAlreadyRegistered: Self { Self("projectionAlreadyRegistered") }
+  /// The synchronous ``EventStore/write(metadata:_:)`` was given an idempotency key that
+  /// is already in the store: nothing was written; `commit` is the first commit with the key.
+  public static var alreadyCommitted: Self { Self("alreadyCommitted") }
+  /// The store object is being released: no more commits are taken.
+  public static var storeClosed: Self { Self("storeClosed") }
 }

@@ -17,109 +17,7 @@ import LMDB
 /// Errors compare equal when their code and all their fields are equal.
 public struct StoreError: RemediedError, Sendable, Hashable {
   /// What kind of refusal an error is; compare with the constants (`e.code == .readOnly`).
-  public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
-
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public var description: String { rawValue }
-
-    /// The directory is not an EventGraph store.
-    public static let notAStore = Code(rawValue: "notAStore")
-    /// The store exists already (when creating).
-    public static let alreadyExists = Code(rawValue: "alreadyExists")
-    /// The store was written by a newer version of EventGraph.
-    public static let newerFormat = Code(rawValue: "newerFormat")
-    /// The model has no entity of this name.
-    public static let unknownEntity = Code(rawValue: "unknownEntity")
-    /// An abstract entity cannot be inserted.
-    public static let abstractEntity = Code(rawValue: "abstractEntity")
-    /// The entity has no property of this name.
-    public static let unknownProperty = Code(rawValue: "unknownProperty")
-    /// A relationship was used as an attribute.
-    public static let notAnAttribute = Code(rawValue: "notAnAttribute")
-    /// An attribute was used as a relationship.
-    public static let notARelationship = Code(rawValue: "notARelationship")
-    /// A value of the wrong type for an attribute.
-    public static let wrongType = Code(rawValue: "wrongType")
-    /// No object has this identity (it never existed, or it was deleted).
-    public static let noSuchObject = Code(rawValue: "noSuchObject")
-    /// The object is not of the entity the relationship leads to.
-    public static let wrongDestination = Code(rawValue: "wrongDestination")
-    /// A position outside an ordered relationship.
-    public static let invalidPosition = Code(rawValue: "invalidPosition")
-    /// A commit broke a rule of the model: required value, counts, a deny delete rule.
-    public static let validation = Code(rawValue: "validation")
-    /// A stored model's document does not hash to the content hash written with it.
-    public static let modelHashMismatch = Code(rawValue: "modelHashMismatch")
-    /// A sort key through a to-many relationship, which gives no one value to sort by.
-    public static let invalidSortKey = Code(rawValue: "invalidSortKey")
-    /// A commit gave an object values of a uniqueness constraint that another object holds.
-    public static let notUnique = Code(rawValue: "notUnique")
-    /// A stored event or record does not fit the model or the projection.
-    public static let corrupt = Code(rawValue: "corrupt")
-    /// The transaction was used after its closure returned.
-    public static let transactionEnded = Code(rawValue: "transactionEnded")
-    /// The store is open read-only.
-    public static let readOnly = Code(rawValue: "readOnly")
-    /// The model version asked for is not in the store.
-    public static let unknownModelVersion = Code(rawValue: "unknownModelVersion")
-    /// The store is already open in this process (LMDB allows one handle per process).
-    public static let alreadyOpen = Code(rawValue: "alreadyOpen")
-    /// The store's active model version changed (an upcast or rollback) since it was opened.
-    public static let versionChanged = Code(rawValue: "versionChanged")
-    /// A sequence past the end of the log.
-    public static let sequenceBeyondLog = Code(rawValue: "sequenceBeyondLog")
-    /// A commit number past the end of the log.
-    public static let commitBeyondLog = Code(rawValue: "commitBeyondLog")
-    /// A sequence inside a commit, where the state was never committed (time travel goes
-    /// from commit to commit).
-    public static let sequenceInsideCommit = Code(rawValue: "sequenceInsideCommit")
-    /// The object was deleted (or, with a sequence, did not exist as of that sequence).
-    public static let deletedObject = Code(rawValue: "deletedObject")
-    /// Two stores that must share a model do not (a clone across stores).
-    public static let modelMismatch = Code(rawValue: "modelMismatch")
-    /// A clone's `reference` would move the target away from the original.
-    public static let referenceWouldMove = Code(rawValue: "referenceWouldMove")
-    /// A clone into another store cannot reference an object that is not copied with it.
-    public static let referenceOutsideStore = Code(rawValue: "referenceOutsideStore")
-    /// A clone of the past cannot reference an object deleted since.
-    public static let referenceToDeleted = Code(rawValue: "referenceToDeleted")
-    /// LMDB refused; the error's `lmdb` field says how.
-    public static let lmdb = Code(rawValue: "lmdb")
-    /// The store holds the model version already (when installing one).
-    public static let versionExists = Code(rawValue: "versionExists")
-    /// The model version is in use and cannot be dropped (active, or this handle's).
-    public static let versionInUse = Code(rawValue: "versionInUse")
-    /// A checkpoint's name is empty or too long.
-    public static let invalidCheckpointName = Code(rawValue: "invalidCheckpointName")
-    /// The store's file is damaged: `detail` says where.
-    public static let damaged = Code(rawValue: "damaged")
-    /// An entry of a projection fails its checksum: `detail` says which; a rebuild makes the
-    /// projections anew from the log.
-    public static let projectionDamaged = Code(rawValue: "projectionDamaged")
-    /// The store was written in an older format that this version upgrades when it opens
-    /// the store for writing.
-    public static let olderFormat = Code(rawValue: "olderFormat")
-    /// The store is a read replica of a replication stream: writes go to the primary.
-    public static let replica = Code(rawValue: "replica")
-    /// The store was the primary of a replication stream until another store took over.
-    public static let fenced = Code(rawValue: "fenced")
-    /// The operation needs the store's key-encryption key (its model has personal
-    /// attributes) and the store was opened without one (Docs/privacy.md).
-    public static let keyRequired = Code(rawValue: "keyRequired")
-    /// The key-encryption key given does not open the store's keys; `target` is the key
-    /// file.
-    public static let wrongKey = Code(rawValue: "wrongKey")
-    /// A personal value given to an object whose subject was erased.
-    public static let erasedSubject = Code(rawValue: "erasedSubject")
-    /// An erasure of an object that is not the subject of its personal data; `target` names
-    /// the subject to erase instead, when there is one.
-    public static let notASubject = Code(rawValue: "notASubject")
-    /// A personal value whose subject cannot be found: the key path of its entity's
-    /// `subject` leads nowhere at the end of the commit.
-    public static let noSubject = Code(rawValue: "noSubject")
-  }
+  public typealias Code = ErrorCode<StoreError>
 
   /// What kind of refusal this is.
   public let code: Code
@@ -162,14 +60,20 @@ public struct StoreError: RemediedError, Sendable, Hashable {
   public let firstSequence: UInt64?
   /// LMDB's error (``Code/lmdb``).
   public let lmdb: LMDBError?
+  /// The rule of the model a commit broke, for ``Code/validation``.
+  ///
+  /// A denied delete, a value out of range, a failed regular expression and a missing
+  /// required value each have their own: a service tells them apart without the message.
+  public let rule: ValidationRule?
 
   private init(
     _ code: Code, path: String? = nil, entity: String? = nil, object: String? = nil, property: String? = nil,
     target: String? = nil, inverse: String? = nil, source: String? = nil, detail: String? = nil,
     version: Int? = nil, expectedVersion: Int? = nil, position: Int? = nil, count: Int? = nil,
     sequence: UInt64? = nil, lastSequence: UInt64? = nil, commit: UInt64? = nil, firstSequence: UInt64? = nil,
-    lmdb: LMDBError? = nil
+    lmdb: LMDBError? = nil, rule: ValidationRule? = nil
   ) {
+    self.rule = rule
     self.commit = commit
     self.firstSequence = firstSequence
     self.code = code
@@ -340,8 +244,9 @@ extension StoreError {
     .init(.notUnique, entity: entity, object: object, property: attributes, target: holder, detail: value)
   }
 
-  public static func validation(object: String, property: String, message: String) -> Self {
-    .init(.validation, object: object, property: property, detail: message)
+  /// `rule` is the rule broken, `message` says how.
+  public static func validation(object: String, property: String, rule: ValidationRule, message: String) -> Self {
+    .init(.validation, object: object, property: property, detail: message, rule: rule)
   }
 
   public static func corrupt(_ detail: String) -> Self { .init(.corrupt, detail: detail) }
@@ -452,4 +357,104 @@ extension StoreError {
     }
     return StoreError.projectionDamaged(path: path, detail: damage.description)
   }
+}
+
+// MARK: - The codes
+
+extension ErrorCode where Domain == StoreError {
+  /// The directory is not an EventGraph store.
+  public static var notAStore: Self { Self("notAStore") }
+  /// The store exists already (when creating).
+  public static var alreadyExists: Self { Self("alreadyExists") }
+  /// The store was written by a newer version of EventGraph.
+  public static var newerFormat: Self { Self("newerFormat") }
+  /// The model has no entity of this name.
+  public static var unknownEntity: Self { Self("unknownEntity") }
+  /// An abstract entity cannot be inserted.
+  public static var abstractEntity: Self { Self("abstractEntity") }
+  /// The entity has no property of this name.
+  public static var unknownProperty: Self { Self("unknownProperty") }
+  /// A relationship was used as an attribute.
+  public static var notAnAttribute: Self { Self("notAnAttribute") }
+  /// An attribute was used as a relationship.
+  public static var notARelationship: Self { Self("notARelationship") }
+  /// A value of the wrong type for an attribute.
+  public static var wrongType: Self { Self("wrongType") }
+  /// No object has this identity (it never existed, or it was deleted).
+  public static var noSuchObject: Self { Self("noSuchObject") }
+  /// The object is not of the entity the relationship leads to.
+  public static var wrongDestination: Self { Self("wrongDestination") }
+  /// A position outside an ordered relationship.
+  public static var invalidPosition: Self { Self("invalidPosition") }
+  /// A commit broke a rule of the model: required value, counts, a deny delete rule.
+  public static var validation: Self { Self("validation") }
+  /// A stored model's document does not hash to the content hash written with it.
+  public static var modelHashMismatch: Self { Self("modelHashMismatch") }
+  /// A sort key through a to-many relationship, which gives no one value to sort by.
+  public static var invalidSortKey: Self { Self("invalidSortKey") }
+  /// A commit gave an object values of a uniqueness constraint that another object holds.
+  public static var notUnique: Self { Self("notUnique") }
+  /// A stored event or record does not fit the model or the projection.
+  public static var corrupt: Self { Self("corrupt") }
+  /// The transaction was used after its closure returned.
+  public static var transactionEnded: Self { Self("transactionEnded") }
+  /// The store is open read-only.
+  public static var readOnly: Self { Self("readOnly") }
+  /// The model version asked for is not in the store.
+  public static var unknownModelVersion: Self { Self("unknownModelVersion") }
+  /// The store is already open in this process (LMDB allows one handle per process).
+  public static var alreadyOpen: Self { Self("alreadyOpen") }
+  /// The store's active model version changed (an upcast or rollback) since it was opened.
+  public static var versionChanged: Self { Self("versionChanged") }
+  /// A sequence past the end of the log.
+  public static var sequenceBeyondLog: Self { Self("sequenceBeyondLog") }
+  /// A commit number past the end of the log.
+  public static var commitBeyondLog: Self { Self("commitBeyondLog") }
+  /// A sequence inside a commit, where the state was never committed (time travel goes
+  /// from commit to commit).
+  public static var sequenceInsideCommit: Self { Self("sequenceInsideCommit") }
+  /// The object was deleted (or, with a sequence, did not exist as of that sequence).
+  public static var deletedObject: Self { Self("deletedObject") }
+  /// Two stores that must share a model do not (a clone across stores).
+  public static var modelMismatch: Self { Self("modelMismatch") }
+  /// A clone's `reference` would move the target away from the original.
+  public static var referenceWouldMove: Self { Self("referenceWouldMove") }
+  /// A clone into another store cannot reference an object that is not copied with it.
+  public static var referenceOutsideStore: Self { Self("referenceOutsideStore") }
+  /// A clone of the past cannot reference an object deleted since.
+  public static var referenceToDeleted: Self { Self("referenceToDeleted") }
+  /// LMDB refused; the error's `lmdb` field says how.
+  public static var lmdb: Self { Self("lmdb") }
+  /// The store holds the model version already (when installing one).
+  public static var versionExists: Self { Self("versionExists") }
+  /// The model version is in use and cannot be dropped (active, or this handle's).
+  public static var versionInUse: Self { Self("versionInUse") }
+  /// A checkpoint's name is empty or too long.
+  public static var invalidCheckpointName: Self { Self("invalidCheckpointName") }
+  /// The store's file is damaged: `detail` says where.
+  public static var damaged: Self { Self("damaged") }
+  /// An entry of a projection fails its checksum: `detail` says which; a rebuild makes the
+  /// projections anew from the log.
+  public static var projectionDamaged: Self { Self("projectionDamaged") }
+  /// The store was written in an older format that this version upgrades when it opens
+  /// the store for writing.
+  public static var olderFormat: Self { Self("olderFormat") }
+  /// The store is a read replica of a replication stream: writes go to the primary.
+  public static var replica: Self { Self("replica") }
+  /// The store was the primary of a replication stream until another store took over.
+  public static var fenced: Self { Self("fenced") }
+  /// The operation needs the store's key-encryption key (its model has personal
+  /// attributes) and the store was opened without one (Docs/privacy.md).
+  public static var keyRequired: Self { Self("keyRequired") }
+  /// The key-encryption key given does not open the store's keys; `target` is the key
+  /// file.
+  public static var wrongKey: Self { Self("wrongKey") }
+  /// A personal value given to an object whose subject was erased.
+  public static var erasedSubject: Self { Self("erasedSubject") }
+  /// An erasure of an object that is not the subject of its personal data; `target` names
+  /// the subject to erase instead, when there is one.
+  public static var notASubject: Self { Self("notASubject") }
+  /// A personal value whose subject cannot be found: the key path of its entity's
+  /// `subject` leads nowhere at the end of the commit.
+  public static var noSubject: Self { Self("noSubject") }
 }

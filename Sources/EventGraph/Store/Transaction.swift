@@ -408,7 +408,7 @@ public final class Transaction: GraphReading {
     for r in e.relationships where r.deleteRule == .deny {
       if let t = try related(id, r.id).first(where: { !deleting.contains($0) }) {
         throw StoreError.validation(
-          object: display(id), property: r.name,
+          object: display(id), property: r.name, rule: .deny,
           message: "delete denied: still related to \(display(t)) (deleteRule deny)")
       }
     }

@@ -15,51 +15,7 @@
 /// Errors compare equal when their code and all their fields are equal.
 public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What kind of fault an error is; compare with the constants (`e.code == .unknownEntity`).
-  public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
-
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public var description: String { rawValue }
-
-    /// A name that is no entity of the model.
-    public static let unknownEntity = Code(rawValue: "unknownEntity")
-    /// Two entities of one name.
-    public static let duplicateEntity = Code(rawValue: "duplicateEntity")
-    /// Two properties of one name in an entity (with its parents).
-    public static let duplicateProperty = Code(rawValue: "duplicateProperty")
-    /// A parent entity that does not exist.
-    public static let unknownParent = Code(rawValue: "unknownParent")
-    /// Entities that inherit from each other.
-    public static let inheritanceCycle = Code(rawValue: "inheritanceCycle")
-    /// A relationship to an entity that does not exist.
-    public static let unknownDestination = Code(rawValue: "unknownDestination")
-    /// An inverse relationship that does not exist in the destination.
-    public static let unknownInverse = Code(rawValue: "unknownInverse")
-    /// An inverse relationship that does not lead back.
-    public static let inverseMismatch = Code(rawValue: "inverseMismatch")
-    /// A default value that does not fit its attribute.
-    public static let invalidDefault = Code(rawValue: "invalidDefault")
-    /// Minimum and maximum counts that contradict each other or the relationship.
-    public static let invalidCounts = Code(rawValue: "invalidCounts")
-    /// An ordered to-one relationship.
-    public static let orderedToOne = Code(rawValue: "orderedToOne")
-    /// A name that is not letters, digits and `_`.
-    public static let invalidName = Code(rawValue: "invalidName")
-    /// More entities or properties than the store's identifiers hold.
-    public static let tooLarge = Code(rawValue: "tooLarge")
-    /// A rule on an attribute's values that cannot hold or does not fit its type (a
-    /// `minValue` on a string, a regular expression that does not compile, a default that
-    /// breaks the rule).
-    public static let invalidRule = Code(rawValue: "invalidRule")
-    /// A uniqueness constraint naming no attribute of the entity, or one that cannot be.
-    public static let invalidConstraint = Code(rawValue: "invalidConstraint")
-    /// A subject key path that is not a chain of to-one relationships, or that leads back to
-    /// where it started.
-    public static let invalidSubject = Code(rawValue: "invalidSubject")
-    /// A model file that cannot be read: the file, where, and what is wrong.
-    public static let invalidFile = Code(rawValue: "invalidFile")
-  }
+  public typealias Code = ErrorCode<ModelError>
 
   /// What kind of fault this is.
   public let code: Code
@@ -172,4 +128,46 @@ extension ModelError {
   public static func invalidFile(file: String, detail: String) -> Self {
     .init(.invalidFile, file: file, detail: detail)
   }
+}
+
+// MARK: - The codes
+
+extension ErrorCode where Domain == ModelError {
+  /// A name that is no entity of the model.
+  public static var unknownEntity: Self { Self("unknownEntity") }
+  /// Two entities of one name.
+  public static var duplicateEntity: Self { Self("duplicateEntity") }
+  /// Two properties of one name in an entity (with its parents).
+  public static var duplicateProperty: Self { Self("duplicateProperty") }
+  /// A parent entity that does not exist.
+  public static var unknownParent: Self { Self("unknownParent") }
+  /// Entities that inherit from each other.
+  public static var inheritanceCycle: Self { Self("inheritanceCycle") }
+  /// A relationship to an entity that does not exist.
+  public static var unknownDestination: Self { Self("unknownDestination") }
+  /// An inverse relationship that does not exist in the destination.
+  public static var unknownInverse: Self { Self("unknownInverse") }
+  /// An inverse relationship that does not lead back.
+  public static var inverseMismatch: Self { Self("inverseMismatch") }
+  /// A default value that does not fit its attribute.
+  public static var invalidDefault: Self { Self("invalidDefault") }
+  /// Minimum and maximum counts that contradict each other or the relationship.
+  public static var invalidCounts: Self { Self("invalidCounts") }
+  /// An ordered to-one relationship.
+  public static var orderedToOne: Self { Self("orderedToOne") }
+  /// A name that is not letters, digits and `_`.
+  public static var invalidName: Self { Self("invalidName") }
+  /// More entities or properties than the store's identifiers hold.
+  public static var tooLarge: Self { Self("tooLarge") }
+  /// A rule on an attribute's values that cannot hold or does not fit its type (a
+  /// `minValue` on a string, a regular expression that does not compile, a default that
+  /// breaks the rule).
+  public static var invalidRule: Self { Self("invalidRule") }
+  /// A uniqueness constraint naming no attribute of the entity, or one that cannot be.
+  public static var invalidConstraint: Self { Self("invalidConstraint") }
+  /// A subject key path that is not a chain of to-one relationships, or that leads back to
+  /// where it started.
+  public static var invalidSubject: Self { Self("invalidSubject") }
+  /// A model file that cannot be read: the file, where, and what is wrong.
+  public static var invalidFile: Self { Self("invalidFile") }
 }

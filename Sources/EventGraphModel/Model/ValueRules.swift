@@ -70,19 +70,27 @@ public struct ValueRules: Sendable, Hashable {
   ///
   /// What a commit's validation says of the value, so a form can check its input before
   /// committing: `attribute.rules?.violation(value)`.
-  public func violation(_ value: Value) -> String? {
+  public func violation(_ value: Value) -> String? { breach(value)?.message }
+
+  /// The rule `value` breaks and the words for it, or `nil`: ``violation(_:)`` with the
+  /// rule named, as a commit's ``StoreError/rule`` names it.
+  public func breach(_ value: Value) -> (rule: ValidationRule, message: String)? {
     if let lo = minValue, ValueComparison.order(value, lo) == .orderedAscending {
-      return "\(value.displayText) is below minValue \(lo.displayText)"
+      return (.minValue, "\(value.displayText) is below minValue \(lo.displayText)")
     }
     if let hi = maxValue, ValueComparison.order(value, hi) == .orderedDescending {
-      return "\(value.displayText) is above maxValue \(hi.displayText)"
+      return (.maxValue, "\(value.displayText) is above maxValue \(hi.displayText)")
     }
     if minLength != nil || maxLength != nil, let (n, unit) = Self.length(value) {
-      if let lo = minLength, n < lo { return "\(Self.shown(value)) has \(n) \(unit), fewer than minLength \(lo)" }
-      if let hi = maxLength, n > hi { return "\(Self.shown(value)) has \(n) \(unit), more than maxLength \(hi)" }
+      if let lo = minLength, n < lo {
+        return (.minLength, "\(Self.shown(value)) has \(n) \(unit), fewer than minLength \(lo)")
+      }
+      if let hi = maxLength, n > hi {
+        return (.maxLength, "\(Self.shown(value)) has \(n) \(unit), more than maxLength \(hi)")
+      }
     }
     if let matcher, let pattern = regularExpression, case .string(let s) = value, !matcher.matches(s) {
-      return "\(Self.shown(value)) does not match regularExpression '\(pattern)'"
+      return (.regularExpression, "\(Self.shown(value)) does not match regularExpression '\(pattern)'")
     }
     return nil
   }
