@@ -134,6 +134,47 @@ struct ModelTests {
 
 @Suite("Values: conversion and dates")
 struct ValueTests {
+  /// Each case: a value, conversion or rule that cannot be had, and the code it is refused with.
+  static let valueFaults: [(@Sendable () throws -> Void, String)] = [
+    ({ _ = try Value.string("7").converted(to: .int64) }, "wrongType"),
+    ({ _ = try Value.int64(70_000).converted(to: .int16) }, "outOfRange"),
+    ({ _ = try Value.double(1e50).converted(to: .float) }, "outOfRange"),
+    ({ _ = try Value.double(.infinity).converted(to: .double) }, "notFinite"),
+    ({ _ = try Value.double(.nan).converted(to: .int64) }, "notFinite"),
+    ({ _ = try Value.fromJSON(.string("yesterday"), as: .date) }, "invalidText"),
+    ({ _ = try Value.fromJSON(.string("not-a-uuid"), as: .uuid) }, "invalidText"),
+    ({ _ = try Value.fromJSON(.bool(true), as: .string) }, "wrongType"),
+    (
+      {
+        _ = try ValueRules(
+          minValue: .int16(5), maxValue: .int16(1), minLength: nil, maxLength: nil, regularExpression: nil)
+      }, "invalidRule"
+    ),
+    (
+      {
+        _ = try ValueRules(minValue: nil, maxValue: nil, minLength: -1, maxLength: nil, regularExpression: nil)
+      }, "invalidRule"
+    ),
+    (
+      {
+        _ = try ValueRules(minValue: nil, maxValue: nil, minLength: nil, maxLength: nil, regularExpression: "(")
+      }, "invalidRule"
+    ),
+  ]
+
+  @Test("a value that cannot be had says which kind of fault it is", arguments: 0..<11)
+  func valueErrorCodes(index: Int) {
+    let (body, code) = Self.valueFaults[index]
+    do {
+      try body()
+      Issue.record("no error where \(code) was expected")
+    } catch let error as ValueError {
+      #expect(error.code.name == code, "\(error)")
+    } catch {
+      Issue.record("not a ValueError: \(error)")
+    }
+  }
+
   @Test(
     "numbers convert only when nothing is lost",
     arguments: [

@@ -194,6 +194,7 @@ struct PersonalQueryTests {
       } catch let e as RecordError {
         #expect(e.property == "code")
         #expect(e.description.contains("erased"))
+        #expect(e.code == .erasedValue)
       }
       return alan
     }()
@@ -203,6 +204,7 @@ struct PersonalQueryTests {
       Issue.record("a personal value was decoded without the key")
     } catch let e as RecordError {
       #expect(e.description.contains("without its key"))
+      #expect(e.code == .keyRequired)
     }
   }
 }

@@ -87,6 +87,8 @@ struct RecordSchemaTests {
       #expect(e.swiftType == swiftType)
       #expect(e.detail.contains(detail), "\(e)")
       #expect(["Company", "Employee", "Planet"].contains(e.entity))
+      // A nested container is a type no record holds; every other case is the model's.
+      #expect(e.code == (index == 6 ? .unsupportedType : .doesNotFitModel), "\(e)")
     }
   }
 

@@ -164,5 +164,6 @@ struct RecordTests {
 
 extension RecordError {
   /// A fixture that is not what the test expects.
-  static let testFailure = RecordError(record: Sample.self, entity: "?", detail: "the test's fixture is wrong")
+  static let testFailure = RecordError(
+    .doesNotFitModel, record: Sample.self, entity: "?", detail: "the test's fixture is wrong")
 }

@@ -46,7 +46,7 @@ extension RecordDecoderBase {
 
   func wholeRecordError() -> RecordError {
     RecordError(
-      record: recordType, entity: entityName,
+      .unsupportedType, record: recordType, entity: entityName,
       detail: "a record is decoded through a keyed container (the synthesized Codable conformance)")
   }
 

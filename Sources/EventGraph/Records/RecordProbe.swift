@@ -57,7 +57,7 @@ final class RecordProbe: RecordDecoderBase {
         }
       guard let value = placeholder as? T else {
         throw RecordError(
-          record: probe.recordType, entity: probe.entityName, property: name, swiftType: swiftName,
+          .unsupportedType, record: probe.recordType, entity: probe.entityName, property: name, swiftType: swiftName,
           detail: "a record holds no value of this type (see the table in Docs/guide.md)")
       }
       return value
@@ -65,7 +65,7 @@ final class RecordProbe: RecordDecoderBase {
 
     func nestingError(_ key: String?) -> any Error {
       RecordError(
-        record: probe.recordType, entity: probe.entityName, property: key,
+        .unsupportedType, record: probe.recordType, entity: probe.entityName, property: key,
         detail: "a record's property is a value, a Ref or an array of Ref: nested containers are not stored")
     }
   }

@@ -13,9 +13,12 @@ struct RecordReader: RecordDecoderBase {
     KeyedDecodingContainer(Container<Key>(reader: self))
   }
 
-  func failure(_ key: String?, _ swiftType: Any.Type?, _ detail: String) -> RecordError {
+  // Out of line: the throw sites stay small in the typed reads, which inline them (record-fetch
+  // +3.15% in the guard with it inlined, +2.96% without).
+  @inline(never)
+  func failure(_ code: RecordError.Code, _ key: String?, _ swiftType: Any.Type?, _ detail: String) -> RecordError {
     RecordError(
-      record: recordType, entity: entityName, property: key, swiftType: swiftType.map { "\($0)" },
+      code, record: recordType, entity: entityName, property: key, swiftType: swiftType.map { "\($0)" },
       detail: "\(detail) (object \(entityName)/\(state.id.rawValue))")
   }
 
@@ -97,13 +100,13 @@ struct RecordReader: RecordDecoderBase {
 
     func read<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
       guard let f = field(key) else {
-        throw reader.failure(key.stringValue, T.self, "not a property the record type was checked with")
+        throw reader.failure(.notInSchema, key.stringValue, T.self, "not a property the record type was checked with")
       }
       return try reader.value(type, f)
     }
 
     func nestingError(_ key: String?) -> any Error {
-      reader.failure(key, nil, "a record's property is a value, a Ref or an array of Ref")
+      reader.failure(.unsupportedType, key, nil, "a record's property is a value, a Ref or an array of Ref")
     }
   }
 
@@ -131,7 +134,7 @@ struct RecordReader: RecordDecoderBase {
   @inline(never)
   private func sealedPresent(_ v: Value?, _ f: RecordSchema.Field?, _ swiftType: Any.Type?) throws -> Value? {
     if case .sealed(let s)? = v, s.state == .erased { return nil }
-    throw failure(f?.key, swiftType, "a personal value, and the store was opened without its key")
+    throw failure(.keyRequired, f?.key, swiftType, "a personal value, and the store was opened without its key")
   }
 
   /// The value `pick` takes from field `f`'s stored one, or the general path's answer (and error).
@@ -160,19 +163,21 @@ struct RecordReader: RecordDecoderBase {
     if case .ref = f.type {
       let ids = try related(state.id, f.property)
       guard let v = (T.self as? any AnyRefValue.Type)?.make(ids) as? T else {
-        throw failure(f.key, T.self, "the relationship is empty")
+        throw failure(.missingValue, f.key, T.self, "the relationship is empty")
       }
       return v
     }
     guard let stored = try present(f.property, f, T.self) else {
       if case .sealed? = state[f.property] {
         throw failure(
-          f.key, T.self, "the personal value was erased with its subject, and the property is not an optional")
+          .erasedValue, f.key, T.self,
+          "the personal value was erased with its subject, and the property is not an optional")
       }
-      throw failure(f.key, T.self, "no value, and the property is not an optional")
+      throw failure(.missingValue, f.key, T.self, "no value, and the property is not an optional")
     }
     guard let v = f.type.swiftValue(stored) as? T else {
-      throw failure(f.key, T.self, "the stored \(stored.type.rawValue) \(stored.displayText) does not fit")
+      throw failure(
+        .valueDoesNotFit, f.key, T.self, "the stored \(stored.type.rawValue) \(stored.displayText) does not fit")
     }
     return v
   }

@@ -64,7 +64,8 @@ final class RecordSchema: Sendable {
   /// - Throws: ``RecordError`` naming the entity, property and Swift type that do not fit.
   static func of<R: Record>(_ type: R.Type, in model: Model) throws -> RecordSchema {
     guard let entity = model.entity(named: R.entityName) else {
-      throw RecordError(record: R.self, entity: R.entityName, detail: "the model has no entity \(R.entityName)")
+      throw RecordError(
+        .doesNotFitModel, record: R.self, entity: R.entityName, detail: "the model has no entity \(R.entityName)")
     }
     let key = ObjectIdentifier(R.self)
     if let known = cache.withLock({ $0[key]?.first { $0.entity === entity } }) { return known }
@@ -85,7 +86,8 @@ final class RecordSchema: Sendable {
     } catch let e as RecordError {
       throw e
     } catch {
-      throw RecordError(record: R.self, entity: entity.name, detail: "its decoding failed in a probe: \(error)")
+      throw RecordError(
+        .checkFailed, record: R.self, entity: entity.name, detail: "its decoding failed in a probe: \(error)")
     }
     var fields: [Field] = []
     var fieldIndex = [Int](repeating: -1, count: entity.properties.count)
@@ -100,15 +102,15 @@ final class RecordSchema: Sendable {
   private static func checkField<R: Record>(
     _ found: RecordProbe.Found, of record: R.Type, entity: Entity, model: Model
   ) throws -> Field {
-    func refuse(_ detail: String) -> RecordError {
+    func refuse(_ detail: String, _ code: RecordError.Code = .doesNotFitModel) -> RecordError {
       RecordError(
-        record: R.self, entity: entity.name, property: found.key, swiftType: found.swiftName, detail: detail)
+        code, record: R.self, entity: entity.name, property: found.key, swiftType: found.swiftName, detail: detail)
     }
     guard let p = entity.property(named: found.key) else {
       throw refuse("the entity has no property \(found.key)")
     }
     guard let type = found.type else {
-      throw refuse("a record holds no value of this type (see the table in Docs/guide.md)")
+      throw refuse("a record holds no value of this type (see the table in Docs/guide.md)", .unsupportedType)
     }
     switch p.kind {
     case .attribute(let a):

@@ -144,7 +144,7 @@ extension Model {
       && name.allSatisfy { $0 == "_" || (($0.isLetter || $0.isNumber) && $0.isASCII) }
     guard ok else {
       throw RecordError(
-        recordName: name, entity: entity, property: property,
+        .invalidName, recordName: name, entity: entity, property: property,
         detail: "'\(name)' is not a Swift identifier: no record type can be generated for it")
     }
   }

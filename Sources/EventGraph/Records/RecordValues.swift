@@ -14,7 +14,7 @@ public struct RecordValues {
   private func field(_ i: Int) throws -> RecordSchema.Field {
     let fields = reader.schema.fields
     guard fields.indices.contains(i) else {
-      throw reader.failure(nil, nil, "a read of property \(i) of a record checked with \(fields.count)")
+      throw reader.failure(.notInSchema, nil, nil, "a read of property \(i) of a record checked with \(fields.count)")
     }
     return fields[i]
   }

@@ -31,10 +31,10 @@ final class RecordWriter: Encoder {
     return w
   }
 
-  func fail(_ key: String?, _ swiftType: Any.Type?, _ detail: String) {
+  func fail(_ code: RecordError.Code, _ key: String?, _ swiftType: Any.Type?, _ detail: String) {
     if failure == nil {
       failure = RecordError(
-        record: recordType, entity: schema.entity.name, property: key, swiftType: swiftType.map { "\($0)" },
+        code, record: recordType, entity: schema.entity.name, property: key, swiftType: swiftType.map { "\($0)" },
         detail: detail)
     }
   }
@@ -51,7 +51,7 @@ final class RecordWriter: Encoder {
     if let p = schema.entity.propertyID(named: key), case let i = schema.fieldIndex[Int(p.rawValue)], i >= 0 {
       return i
     }
-    fail(key, swiftType, "not a property the record type was checked with")
+    fail(.notInSchema, key, swiftType, "not a property the record type was checked with")
     return nil
   }
 
@@ -59,7 +59,7 @@ final class RecordWriter: Encoder {
   /// type is applied when the object is written, as for the dynamic API.
   fileprivate func write(_ key: String, _ swiftType: Any.Type, _ make: (AttributeType) -> Value) {
     guard let i = index(key, swiftType) else { return }
-    guard let type = schema.fields[i].attributeType else { return fail(key, swiftType, "not a Ref") }
+    guard let type = schema.fields[i].attributeType else { return fail(.valueDoesNotFit, key, swiftType, "not a Ref") }
     values[i] = make(type)
   }
 
@@ -67,12 +67,12 @@ final class RecordWriter: Encoder {
     guard let i = index(key, T.self) else { return }
     let f = schema.fields[i]
     if case .ref = f.type {
-      guard let r = value as? any AnyRefValue else { return fail(key, T.self, "not a Ref") }
+      guard let r = value as? any AnyRefValue else { return fail(.valueDoesNotFit, key, T.self, "not a Ref") }
       targets[i] = r.ids
     } else if let type = f.attributeType, let v = f.type.storedValue(value, as: type) {
       values[i] = v
     } else {
-      fail(key, T.self, "not the type the record type was checked with")
+      fail(.valueDoesNotFit, key, T.self, "not the type the record type was checked with")
     }
   }
 
@@ -122,12 +122,12 @@ final class RecordWriter: Encoder {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
       -> KeyedEncodingContainer<NestedKey>
     {
-      writer.fail(key.stringValue, nil, "a record's property is a value, a Ref or an array of Ref")
+      writer.fail(.unsupportedType, key.stringValue, nil, "a record's property is a value, a Ref or an array of Ref")
       return KeyedEncodingContainer(Container<NestedKey>(writer: writer))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-      writer.fail(key.stringValue, nil, "a record's property is a value, a Ref or an array of Ref")
+      writer.fail(.unsupportedType, key.stringValue, nil, "a record's property is a value, a Ref or an array of Ref")
       return RefusingContainer(writer: writer)
     }
 
@@ -144,7 +144,8 @@ private struct RefusingContainer: UnkeyedEncodingContainer, SingleValueEncodingC
   var count: Int { 0 }
 
   private func refuse() {
-    writer.fail(nil, nil, "a record is encoded through a keyed container (the synthesized Codable conformance)")
+    writer.fail(
+      .unsupportedType, nil, nil, "a record is encoded through a keyed container (the synthesized Codable conformance)")
   }
 
   mutating func encodeNil() throws { refuse() }

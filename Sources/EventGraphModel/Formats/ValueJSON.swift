@@ -35,24 +35,24 @@ extension Value {
     case (.string(let s), .string): return .string(s)
     case (.string(let s), .uri): return .uri(s)
     case (.string(let s), .date):
-      guard let d = ISO8601.parse(s) else { throw ValueError("'\(s)' is not an ISO 8601 date") }
+      guard let d = ISO8601.parse(s) else { throw ValueError(.invalidText, "'\(s)' is not an ISO 8601 date") }
       return .date(d)
     case (.string(let s), .binary):
-      guard let d = Data(base64Encoded: s) else { throw ValueError("'\(s.prefix(40))' is not base64") }
+      guard let d = Data(base64Encoded: s) else { throw ValueError(.invalidText, "'\(s.prefix(40))' is not base64") }
       return .binary([UInt8](d))
     case (.string(let s), .uuid):
-      guard let u = UUID(uuidString: s) else { throw ValueError("'\(s)' is not a UUID") }
+      guard let u = UUID(uuidString: s) else { throw ValueError(.invalidText, "'\(s)' is not a UUID") }
       return .uuid(u)
     case (.string(let s), .decimal):
       guard let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")), !d.isNaN,
         s.allSatisfy({ "0123456789+-.eE".contains($0) })
-      else { throw ValueError("'\(s)' is not a decimal number") }
+      else { throw ValueError(.invalidText, "'\(s)' is not a decimal number") }
       return .decimal(d)
     case (.bool(let b), .boolean): return .boolean(b)
     case (.int(let n), _) where type.isNumeric: return try Value.int64(n).converted(to: type)
     case (.double(let d), _) where type.isNumeric: return try Value.double(d).converted(to: type)
     default:
-      throw ValueError("expected \(type.rawValue), got \(json.kindDescription)")
+      throw ValueError(.wrongType, "expected \(type.rawValue), got \(json.kindDescription)")
     }
   }
 }

@@ -30,17 +30,17 @@ public struct ValueRules: Sendable, Hashable {
       return nil
     }
     if let lo = minValue, let hi = maxValue, ValueComparison.order(lo, hi) == .orderedDescending {
-      throw ValueError("minValue \(lo.displayText) exceeds maxValue \(hi.displayText)")
+      throw ValueError(.invalidRule, "minValue \(lo.displayText) exceeds maxValue \(hi.displayText)")
     }
     for (key, n) in [("minLength", minLength), ("maxLength", maxLength)] {
-      if let n, n < 0 { throw ValueError("\(key) is negative") }
+      if let n, n < 0 { throw ValueError(.invalidRule, "\(key) is negative") }
     }
     if let lo = minLength, let hi = maxLength, lo > hi {
-      throw ValueError("minLength \(lo) exceeds maxLength \(hi)")
+      throw ValueError(.invalidRule, "minLength \(lo) exceeds maxLength \(hi)")
     }
     if let pattern = regularExpression {
       guard let m = RegexMatcher(pattern) else {
-        throw ValueError("regularExpression '\(pattern)' does not compile")
+        throw ValueError(.invalidRule, "regularExpression '\(pattern)' does not compile")
       }
       matcher = m
     } else {

@@ -1,10 +1,34 @@
 internal import EventGraphText
 import Foundation
 
-/// A value that does not fit the type it was given to.
+/// A value that does not fit the type it was given to, or a rule or text that makes no value.
 public struct ValueError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What kind of fault an error is; compare with the constants (`e.code == .outOfRange`).
+  public typealias Code = ErrorCode<ValueError>
+
+  /// What kind of fault this is.
+  public let code: Code
+  /// What is wrong, in words.
   public let description: String
-  init(_ description: String) { self.description = description }
+
+  init(_ code: Code, _ description: String) {
+    self.code = code
+    self.description = description
+  }
+}
+
+extension ErrorCode where Domain == ValueError {
+  /// A value of another type than the one asked for, that does not convert to it.
+  public static var wrongType: Self { Self("wrongType") }
+  /// A number outside the range of the type asked for (`70000` for an int16).
+  public static var outOfRange: Self { Self("outOfRange") }
+  /// A double or float that is not finite (infinity, NaN), which no public format writes.
+  public static var notFinite: Self { Self("notFinite") }
+  /// Text that is not the form of its type: an ISO 8601 date, base64, a UUID, a decimal.
+  public static var invalidText: Self { Self("invalidText") }
+  /// Value rules that cannot hold together: a minimum above the maximum, a negative
+  /// length, a regular expression that does not compile.
+  public static var invalidRule: Self { Self("invalidRule") }
 }
 
 extension Value {
@@ -20,21 +44,21 @@ extension Value {
   /// - Throws: ``ValueError`` saying what did not fit.
   public func converted(to type: AttributeType) throws(ValueError) -> Value {
     if self.type == type {
-      guard isFinite else { throw ValueError("\(displayText) is not a finite \(type.rawValue)") }
+      guard isFinite else { throw ValueError(.notFinite, "\(displayText) is not a finite \(type.rawValue)") }
       return self
     }
-    guard isFinite else { throw ValueError("\(displayText) does not fit \(type.rawValue)") }
+    guard isFinite else { throw ValueError(.notFinite, "\(displayText) does not fit \(type.rawValue)") }
     switch (self, type) {
     case (_, .int16), (_, .int32), (_, .int64):
       guard let n = exactInteger else {
-        throw ValueError("expected \(type.rawValue), got \(self.type.rawValue) \(self.displayText)")
+        throw ValueError(.wrongType, "expected \(type.rawValue), got \(self.type.rawValue) \(self.displayText)")
       }
       switch type {
       case .int16:
-        guard let v = Int16(exactly: n) else { throw ValueError("\(n) does not fit int16") }
+        guard let v = Int16(exactly: n) else { throw ValueError(.outOfRange, "\(n) does not fit int16") }
         return .int16(v)
       case .int32:
-        guard let v = Int32(exactly: n) else { throw ValueError("\(n) does not fit int32") }
+        guard let v = Int32(exactly: n) else { throw ValueError(.outOfRange, "\(n) does not fit int32") }
         return .int32(v)
       default: return .int64(n)
       }
@@ -43,7 +67,7 @@ extension Value {
     case (_, .float):
       if let d = doubleValue {
         let f = Float(d)
-        guard f.isFinite else { throw ValueError("\(displayText) does not fit float") }
+        guard f.isFinite else { throw ValueError(.outOfRange, "\(displayText) does not fit float") }
         return .float(f)
       }
     case (_, .decimal):
@@ -51,13 +75,13 @@ extension Value {
       if let d = binaryFloatingValue {
         // Decimal's exponent stops near 1e165; beyond it the conversion gives NaN.
         let v = Decimal(d)
-        guard !v.isNaN, v.isFinite else { throw ValueError("\(displayText) does not fit decimal") }
+        guard !v.isNaN, v.isFinite else { throw ValueError(.outOfRange, "\(displayText) does not fit decimal") }
         return .decimal(v)
       }
     default:
       break
     }
-    throw ValueError("expected \(type.rawValue), got \(self.type.rawValue) \(self.displayText)")
+    throw ValueError(.wrongType, "expected \(type.rawValue), got \(self.type.rawValue) \(self.displayText)")
   }
 
   /// Whether the value is not a double or float infinity or NaN (nor a decimal NaN).
