@@ -1,4 +1,4 @@
-/// The code of an error of `Domain` (``StoreError``, ``ModelError``, `ServiceError`, …):
+/// The code of an error of `Domain` (`StoreError`, ``ModelError``, `ServiceError`, …):
 /// what kind of refusal or fault the error is.
 ///
 /// Compare it with the domain's constants (`e.code == .readOnly`, or in a `switch`), and log
