@@ -28,13 +28,13 @@ final class Child: @unchecked Sendable {
     process.standardOutput = pipe
     process.standardError = errorPipe
     try process.run()
-    read(pipe.fileHandleForReading) { $0.buffer.append($1) }
-    read(errorPipe.fileHandleForReading) { $0.errorBuffer.append($1) }
+    drain(pipe.fileHandleForReading) { $0.buffer.append($1) }
+    drain(errorPipe.fileHandleForReading) { $0.errorBuffer.append($1) }
   }
 
   /// Reads `handle` to its end on a thread of its own, handing each chunk to `keep` under
   /// the lock.
-  private func read(_ handle: FileHandle, _ keep: @escaping @Sendable (Child, Data) -> Void) {
+  private func drain(_ handle: FileHandle, _ keep: @escaping @Sendable (Child, Data) -> Void) {
     readers.enter()
     let thread = Thread { [self] in
       while case let chunk = handle.availableData, !chunk.isEmpty {  // blocks; empty at the end
