@@ -133,23 +133,24 @@ enum CloneBenchmark {
   /// The second seed's deep copy: every object and relationship read through the public
   /// API, each copy inserted and linked one by one, in one commit.
   static func copyOneByOne(_ store: EventStore, root: ObjectID) throws -> Int {
-    try store.write { tx in
-      var copies: [ObjectID: ObjectID] = [:]
-      // Depth first, keeping each parent's children in order.
-      func copy(_ o: ObjectID) throws -> ObjectID {
-        let n = try tx.insert("Node")
-        for a in attributes { try tx.set(n, a, try tx.value(o, a)) }
-        copies[o] = n
-        for child in try tx.related(o, "children") { try tx.link(n, "children", try copy(child)) }
-        return n
-      }
-      _ = try copy(root)
-      // Peers point inside the copy, or at the original when outside it.
-      for (o, n) in copies {
-        for p in try tx.related(o, "peer") { try tx.link(n, "peer", copies[p] ?? p) }
-      }
-      return copies.count
-    }.value
+    try landed(
+      store.write { tx in
+        var copies: [ObjectID: ObjectID] = [:]
+        // Depth first, keeping each parent's children in order.
+        func copy(_ o: ObjectID) throws -> ObjectID {
+          let n = try tx.insert("Node")
+          for a in attributes { try tx.set(n, a, try tx.value(o, a)) }
+          copies[o] = n
+          for child in try tx.related(o, "children") { try tx.link(n, "children", try copy(child)) }
+          return n
+        }
+        _ = try copy(root)
+        // Peers point inside the copy, or at the original when outside it.
+        for (o, n) in copies {
+          for p in try tx.related(o, "peer") { try tx.link(n, "peer", copies[p] ?? p) }
+        }
+        return copies.count
+      })
   }
 }
 

@@ -65,7 +65,8 @@ enum PrivacyBenchmark {
     let value = String(repeating: "v", count: Baselines.valueSize)
     let stores = [plain, personal, owned]
     let owners = try stores.map { store in
-      try store.write { tx in try (0..<100).map { try tx.insert("Owner", ["name": .string("owner \($0)")]) } }.value
+      try landed(
+        store.write { tx in try (0..<100).map { try tx.insert("Owner", ["name": .string("owner \($0)")]) } })
     }
     let rounds = 4
     let commits = max(1, events / rounds / 1200)
@@ -167,7 +168,7 @@ enum PrivacyBenchmark {
           for _ in 0..<perRound {
             let subject = subjects[next]
             next += 1
-            guard try personal.write({ tx in try tx.erase(subject) }).value else {
+            guard try personal.write({ tx in try tx.erase(subject) }).value == true else {
               throw BaselineError(workload: "privacy erase", message: "\(subject) was erased already")
             }
           }

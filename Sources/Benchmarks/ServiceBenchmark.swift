@@ -86,7 +86,7 @@ enum ServiceBenchmark {
     defer { try? removeDirectory(dir) }
     let store = try EventStore.create(
       at: dir + "/store", model: try model(), options: StoreOptions(durability: durability))
-    let objects = try store.write { tx in try (0..<committers).map { _ in try tx.insert("Item") } }.value
+    let objects = try landed(store.write { tx in try (0..<committers).map { _ in try tx.insert("Item") } })
     let each = max(1, total / committers)
     let batchesBefore = store.batchesCommitted
     let m = try blocking {
@@ -118,9 +118,10 @@ enum ServiceBenchmark {
     let dir = try temporaryDirectory(prefix: "bench-service-floor")
     defer { try? removeDirectory(dir) }
     let store = try EventStore.create(at: dir + "/store", model: try model())
-    let objects = try store.write { tx in
-      try (0..<committers).map { _ in try tx.insert("Item", ["a1": value]) }
-    }.value
+    let objects = try landed(
+      store.write { tx in
+        try (0..<committers).map { _ in try tx.insert("Item", ["a1": value]) }
+      })
     let floor = try CommitFloor(store: store, targets: objects, attribute: "a1", value: value)
     let m: Measurement
     switch workload {
@@ -180,7 +181,7 @@ enum ServiceBenchmark {
     defer { try? removeDirectory(dir) }
     let store = try EventStore.create(
       at: dir + "/store", model: try model(), options: StoreOptions(durability: .relaxed))
-    let target = try store.write { tx in try tx.insert("Item") }.value
+    let target = try landed(store.write { tx in try tx.insert("Item") })
     let arrivals = Arrivals()
     let follower = try subscribe(store, count: commits, into: arrivals)
     let starts = try blocking {

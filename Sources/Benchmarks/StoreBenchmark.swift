@@ -181,7 +181,7 @@ enum StoreBenchmark {
     let rawUnsynced = try Baselines.lmdbUnsyncedCommits(in: lmdbDir, commits: unsyncedCommits)
     let relaxed = try EventStore.create(
       at: storeDir + "/relaxed", model: try model(), options: StoreOptions(durability: .relaxed))
-    let object = try relaxed.write { tx in try tx.insert("Item") }.value
+    let object = try landed(relaxed.write { tx in try tx.insert("Item") })
     let unsynced = try measure(operations: unsyncedCommits) {
       for i in 0..<unsyncedCommits {
         try relaxed.write { tx in try tx.set(object, "a1", .string("\(i)" + value)) }

@@ -135,7 +135,7 @@ enum UpcastBenchmark {
             ])
         }
       }
-      ids += result.value
+      ids += result.value ?? []
       if let c = result.commit { events += Int(c.lastSequence - c.firstSequence + 1) }
       i = end + 1
     }

@@ -62,13 +62,13 @@ struct PersonalUpcastTests {
     let momo = try #require(ids["momo"])
     do {
       let store = try EventStore(path: before, options: StoreOptions(keyFile: key))
-      #expect(try store.write { tx in try tx.erase(momo, reason: "request") }.value)
+      #expect(try store.write { tx in try tx.erase(momo, reason: "request") }.value == true)
     }
     try Self.upcast(before, key: key)
     try Self.upcast(after, key: key)
     do {
       let store = try EventStore(path: after, options: StoreOptions(keyFile: key))
-      #expect(try store.write { tx in try tx.erase(momo, reason: "request") }.value)
+      #expect(try store.write { tx in try tx.erase(momo, reason: "request") }.value == true)
     }
     for path in [before, after] {
       let store = try EventStore(path: path, options: StoreOptions(keyFile: key))

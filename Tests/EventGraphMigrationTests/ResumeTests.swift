@@ -160,7 +160,7 @@ struct ResumeTests {
                 "firstName": .string("金"), "lastName": .string("\(i)"), "phone1": .string("0\(i)"),
                 "phone2": .string("9\(i)"),
               ])
-          }.value)
+          }.value!)
       }
     }
     _ = try EventStore.upcast(at: path, to: try Examples.v2(), mapping: try Examples.mapping())

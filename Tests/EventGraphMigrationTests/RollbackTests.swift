@@ -54,7 +54,7 @@ struct RollbackTests {
       let store = try EventStore(path: path)
       newPerson = try store.write { tx in
         try tx.insert("AddressBook", ["firstName": .string("金"), "lastName": .string("太郎"), "phone1": .string("1")])
-      }.value
+      }.value!
     }
     let error = try #require(throws: MigrationError.self) { try EventStore.rollback(at: path, to: 2) }
     #expect(error.description.contains("stale"), "\(error)")

@@ -46,7 +46,7 @@ struct UniquenessUpcastTests {
     let path = dir + "/people"
     let p = try EventStore.create(at: path, model: try model(Self.v1)).write { tx in
       try tx.insert("Person", ["handle": .string("urashimataro")])
-    }.value
+    }.value!
     try EventStore(path: path).write { tx in try tx.set(p, "handle", .string("urashima")) }
     #expect {
       _ = try EventStore.upcast(at: path, to: try model(Self.v2()), mapping: nil)
@@ -64,7 +64,7 @@ struct UniquenessUpcastTests {
     let path = dir + "/people"
     let ids = try EventStore.create(at: path, model: try model(Self.v1)).write { tx in
       try ["momo", "kintaro", "issun"].map { try tx.insert("Person", ["handle": .string($0)]) }
-    }.value
+    }.value!
     // Values exchanged and freed in the history are followed commit by commit.
     try EventStore(path: path).write { tx in
       try tx.set(ids[0], "handle", .string("kintaro"))

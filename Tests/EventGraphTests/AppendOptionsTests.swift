@@ -96,7 +96,7 @@ struct AppendOptionsTests {
     defer { removeDirectory(dir) }
     let id = try store.write { tx in
       try tx.insert("AddressBook", ["firstName": .string("a"), "lastName": .string("b")])
-    }.value
+    }.value!
     let version = try store.read { try $0.version(of: id) }
     try store.write { tx in
       try tx.require([.object(id, version: version), .logEnd(version + 2)])

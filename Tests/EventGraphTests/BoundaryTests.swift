@@ -107,7 +107,7 @@ struct BoundaryTests {
         }
       }
       return (a, bs, cs)
-    }.value
+    }.value!
     try store.write { tx throws in try tx.delete(a) }
     try store.read { s throws in
       for id in [a] + bs + cs { #expect(try s.object(id) == nil) }
@@ -126,7 +126,7 @@ struct BoundaryTests {
       try tx.link(b, "cs", c)
       try tx.link(b, "d", d)
       return (a, b, c, d)
-    }.value
+    }.value!
     let end = try store.read { try $0.logEnd() }
     #expect {
       try store.write { tx throws in try tx.delete(a) }

@@ -178,7 +178,7 @@ struct CloneProgressTests {
         try tx.link(e, "department", d)
       }
       return d
-    }.value
+    }.value!
     let seen = Locked<[Int]>([])
     let copy = try store.clone(root: department, policy: ["Department.employees": .deep]) { n in
       seen.withLock { $0.append(n) }

@@ -15,13 +15,14 @@ struct CloneSnapshotTests {
       try tx.link(seed.company, "employees", seed.employees[2], at: 5)
     }
     try store.write { tx throws in try tx.delete(seed.employees[4]) }
-    let hired = try store.write { tx throws in
-      let n = try tx.insert("Employee", ["name": .string("newcomer")])
-      try tx.link(seed.company, "employees", n, at: 3)
-      try tx.setRelationship(n, "manager", to: seed.employees[1])
-      try tx.link(n, "department", seed.departments[2])
-      return n
-    }.value
+    let hired = try #require(
+      store.write { tx throws in
+        let n = try tx.insert("Employee", ["name": .string("newcomer")])
+        try tx.link(seed.company, "employees", n, at: 3)
+        try tx.setRelationship(n, "manager", to: seed.employees[1])
+        try tx.link(n, "department", seed.departments[2])
+        return n
+      }.value)
     // An employee leaves for the other company (the to-one inverse moves them).
     try store.write { tx throws in try tx.link(seed.otherCompany, "employees", seed.employees[6]) }
     try store.write { tx throws in
@@ -59,7 +60,7 @@ struct CloneSnapshotTests {
     #expect(result.objects == original.count)
     #expect(try compact.verify().isOK)
     // The snapshot is a store like any other: it takes new objects after the old ones.
-    let next = try compact.write { tx throws in try tx.insert("Department", ["name": .string("New")]) }.value
+    let next = try compact.write { tx throws in try tx.insert("Department", ["name": .string("New")]) }.value!
     #expect(try store.read { s throws in try allObjects(s).allSatisfy { $0 < next } })
   }
 

@@ -18,44 +18,45 @@ struct CompanySeed {
   /// Builds the seed in two commits (people and departments, then managers).
   static func build(_ store: EventStore, employees count: Int = 50, seed: UInt64 = 2) throws -> CompanySeed {
     var rng = SeededGenerator(seed: seed)
-    var s = try store.write { tx throws in
-      let departments = try ["R&D", "Sales", "Support"].map { try tx.insert("Department", ["name": .string($0)]) }
-      let other = try tx.insert("Company", ["name": .string("Other Co")])
-      try tx.setRelationship(other, "departments", to: departments)
-      var otherEmployees: [ObjectID] = []
-      for i in 0..<3 {
-        let e = try tx.insert("Employee", ["name": .string("other \(i)")])
-        try tx.link(other, "employees", e)
-        try tx.link(e, "department", departments[i])
-        otherEmployees.append(e)
-      }
-      let acme = try tx.insert(
-        "Company",
-        [
-          "name": .string("ACME"), "founded": .date(Date(timeIntervalSince1970: 1_234_567_890.5)),
-          "logo": .binary([0, 1, 2, 0xFF, 0x7F]),
-        ])
-      try tx.link(acme, "departments", departments[0])
-      try tx.link(acme, "departments", departments[1])
-      var people: [ObjectID] = []
-      for i in 0..<count {
-        let e = try tx.insert(
-          "Employee",
+    var s = try #require(
+      store.write { tx throws in
+        let departments = try ["R&D", "Sales", "Support"].map { try tx.insert("Department", ["name": .string($0)]) }
+        let other = try tx.insert("Company", ["name": .string("Other Co")])
+        try tx.setRelationship(other, "departments", to: departments)
+        var otherEmployees: [ObjectID] = []
+        for i in 0..<3 {
+          let e = try tx.insert("Employee", ["name": .string("other \(i)")])
+          try tx.link(other, "employees", e)
+          try tx.link(e, "department", departments[i])
+          otherEmployees.append(e)
+        }
+        let acme = try tx.insert(
+          "Company",
           [
-            "name": .string("employee \(i)"),
-            "salary": .decimal(Decimal(sign: .plus, exponent: -2, significand: Decimal(100_025 + 100 * i))),
-            "badge": i % 7 == 3 ? nil : .uuid(randomUUID(&rng)),
+            "name": .string("ACME"), "founded": .date(Date(timeIntervalSince1970: 1_234_567_890.5)),
+            "logo": .binary([0, 1, 2, 0xFF, 0x7F]),
           ])
-        // Hired in a scrambled order, so that the list order is not the identity order.
-        let at = people.isEmpty ? 0 : Int(rng.next() % UInt64(people.count + 1))
-        try tx.link(acme, "employees", e, at: at)
-        people.insert(e, at: at)
-        try tx.link(e, "department", departments[Int(rng.next() % 3)])
-      }
-      return CompanySeed(
-        company: acme, employees: people, departments: departments, otherCompany: other,
-        otherEmployees: otherEmployees, sequence: 0)
-    }.value
+        try tx.link(acme, "departments", departments[0])
+        try tx.link(acme, "departments", departments[1])
+        var people: [ObjectID] = []
+        for i in 0..<count {
+          let e = try tx.insert(
+            "Employee",
+            [
+              "name": .string("employee \(i)"),
+              "salary": .decimal(Decimal(sign: .plus, exponent: -2, significand: Decimal(100_025 + 100 * i))),
+              "badge": i % 7 == 3 ? nil : .uuid(randomUUID(&rng)),
+            ])
+          // Hired in a scrambled order, so that the list order is not the identity order.
+          let at = people.isEmpty ? 0 : Int(rng.next() % UInt64(people.count + 1))
+          try tx.link(acme, "employees", e, at: at)
+          people.insert(e, at: at)
+          try tx.link(e, "department", departments[Int(rng.next() % 3)])
+        }
+        return CompanySeed(
+          company: acme, employees: people, departments: departments, otherCompany: other,
+          otherEmployees: otherEmployees, sequence: 0)
+      }.value)
     let managers = try store.write { tx throws in
       for (i, e) in s.employees.enumerated() {
         // Everyone but the first reports to someone; employee 7 is their own manager.

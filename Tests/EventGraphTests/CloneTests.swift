@@ -295,7 +295,7 @@ struct CloneTests {
       try tx.link(n[0], "friends", n[2])
       try tx.link(n[1], "friends", n[2], at: 0)
       return (g, n)
-    }.value
+    }.value!
     let copy = try store.clone(root: g)
     #expect(copy.count == 4)
     try store.read { s throws in

@@ -8,21 +8,22 @@ struct FetchVariablesTests {
   /// Two companies, four employees (one without a company), salaries 10, 20, 30 and none.
   static func store() throws -> (EventStore, String, [String: ObjectID]) {
     let (store, dir) = try makeStore(try Fixtures.company())
-    let ids = try store.write { tx -> [String: ObjectID] in
-      let zen = try tx.insert(
-        "Company", ["name": .string("Zen"), "founded": .date(Date(timeIntervalSince1970: 1_000_000_000))])
-      let acme = try tx.insert(
-        "Company", ["name": .string("Acme"), "founded": .date(Date(timeIntervalSince1970: 2_000_000_000))])
-      var ids = ["zen": zen, "acme": acme]
-      for (name, salary, company) in [
-        ("ann", 10, zen), ("bob", 20, acme), ("cy", 30, zen), ("dee", nil, nil),
-      ] as [(String, Int?, ObjectID?)] {
-        let e = try tx.insert("Employee", ["name": .string(name), "salary": salary.map { .decimal(Decimal($0)) }])
-        if let company { try tx.setRelationship(e, "company", to: company) }
-        ids[name] = e
-      }
-      return ids
-    }.value
+    let ids = try #require(
+      store.write { tx -> [String: ObjectID] in
+        let zen = try tx.insert(
+          "Company", ["name": .string("Zen"), "founded": .date(Date(timeIntervalSince1970: 1_000_000_000))])
+        let acme = try tx.insert(
+          "Company", ["name": .string("Acme"), "founded": .date(Date(timeIntervalSince1970: 2_000_000_000))])
+        var ids = ["zen": zen, "acme": acme]
+        for (name, salary, company) in [
+          ("ann", 10, zen), ("bob", 20, acme), ("cy", 30, zen), ("dee", nil, nil),
+        ] as [(String, Int?, ObjectID?)] {
+          let e = try tx.insert("Employee", ["name": .string(name), "salary": salary.map { .decimal(Decimal($0)) }])
+          if let company { try tx.setRelationship(e, "company", to: company) }
+          ids[name] = e
+        }
+        return ids
+      }.value)
     return (store, dir, ids)
   }
 

@@ -37,7 +37,7 @@ struct LastCommitTests {
   func writerThread() async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())
     defer { removeDirectory(dir) }
-    let item = try store.write { tx throws in try tx.insert("Item", ["name": .string("a")]) }.value
+    let item = try store.write { tx throws in try tx.insert("Item", ["name": .string("a")]) }.value!
     try await store.commit { tx in try tx.set(item, "name", .string("b")) }
     let info = try #require(try Self.name(store, item, "c"))
     #expect(info.number == 3)

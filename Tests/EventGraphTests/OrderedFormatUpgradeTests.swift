@@ -16,7 +16,7 @@ struct OrderedFormatUpgradeTests {
     let company: ObjectID
     do {
       let store = try EventStore.create(at: path, model: try Fixtures.company())
-      company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value
+      company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value!
       try store.write { tx in
         for i in 0..<40 {
           let e = try tx.insert("Employee", ["name": .string("e\(i)")])
@@ -78,7 +78,7 @@ struct OrderedFormatUpgradeTests {
           try tx.link(c, "employees", try tx.insert("Employee", ["name": .string("e\(i)")]), at: i % 2 == 0 ? 0 : nil)
         }
         return c
-      }.value
+      }.value!
       return (company, try store.read { try $0.related(company, "employees") })
     }()
     // What format 3 wrote: no count nodes (the `members` keys of 16 bytes).

@@ -39,7 +39,7 @@ struct OrderedListTests {
     let (store, dir) = try makeStore(try Fixtures.company())
     defer { removeDirectory(dir) }
     var g = SeededGenerator(seed: seed)
-    let company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value
+    let company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value!
     let rel = LinkSlot(try #require(store.model.entity(named: "Company")?.relationship(named: "employees")).id)
     var model: [ObjectID] = []
     var made = 0
@@ -103,7 +103,7 @@ struct OrderedListTests {
     let (store, dir) = try makeStore(try Fixtures.company())
     defer { removeDirectory(dir) }
     var g = SeededGenerator(seed: 19)
-    let company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value
+    let company = try store.write { tx in try tx.insert("Company", ["name": .string("ACME")]) }.value!
     var model: [ObjectID] = []
     var spare: [ObjectID] = []
     var made = 0

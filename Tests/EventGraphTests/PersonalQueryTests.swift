@@ -64,9 +64,10 @@ struct PersonalQueryTests {
     }
     var erased: [Int] = []
     for store in [plain, personal] {
-      let ids = try store.write { tx in
-        try people.map { try tx.insert("Person", ["name": $0.name, "email": $0.email, "age": $0.age]) }
-      }.value
+      let ids = try #require(
+        store.write { tx in
+          try people.map { try tx.insert("Person", ["name": $0.name, "email": $0.email, "age": $0.age]) }
+        }.value)
       if erased.isEmpty { erased = ids.indices.filter { _ in g.chance(0.2) } }
       try store.write { tx in
         for i in erased {
@@ -120,7 +121,7 @@ struct PersonalQueryTests {
     let (_, personal) = try Self.stores(dir, seed: 9, count: 20)
     let ada = try personal.write { tx in
       try tx.insert("Person", ["name": .string("Ada"), "email": .string("ada@example.org")])
-    }.value
+    }.value!
     do {
       _ = try personal.write { tx in try tx.insert("Person", ["email": .string("ada@example.org")]) }
       Issue.record("a second person took a personal unique value")
@@ -137,7 +138,7 @@ struct PersonalQueryTests {
       #expect(byName.examined == byName.objects.count, "an erased value's blind hash is still in the index")
     }
     // ...and the value is free for someone else.
-    let again = try personal.write { tx in try tx.insert("Person", ["email": .string("ada@example.org")]) }.value
+    let again = try personal.write { tx in try tx.insert("Person", ["email": .string("ada@example.org")]) }.value!
     #expect(try personal.read { try $0.fetch("Person", where: "email == 'ada@example.org'").objects } == [again])
     #expect(try personal.verify().isOK)
   }
@@ -178,7 +179,7 @@ struct PersonalQueryTests {
           try tx.insert(
             "Person", ["name": .string("Alan"), "email": .string("alan@example.org"), "code": .string("A2")])
         )
-      }.value
+      }.value!
       #expect(
         try personal.read { try $0.record(PersonRecord.self, ada)?.record }
           == PersonRecord(name: "Ada", email: "ada@example.org", age: 36, code: "A1"))

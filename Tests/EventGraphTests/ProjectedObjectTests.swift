@@ -101,7 +101,7 @@ struct ProjectedObjectTests {
     defer { removeDirectory(dir) }
     let o = try store.write { tx throws in
       try tx.insert("Thing", ["label": .string("first"), "astring": .string("kept")])
-    }.value
+    }.value!
     #expect {
       try store.write { tx throws in try tx.set(o, "label", nil) }
     } throws: { error in
@@ -127,7 +127,7 @@ struct ProjectedObjectTests {
     let number = try #require(thing.attribute(named: "aint16"))
     let o = try store.write { tx throws in
       try tx.insert("Thing", ["label": .string("l"), "astring": .string("s"), "aint16": .int16(7)])
-    }.value
+    }.value!
     // The same values, entries written last to first (no encoder of the store does this).
     var w = BinaryWriter()
     w.varint(UInt64(thing.id.rawValue))

@@ -54,7 +54,7 @@ struct QueryElementTests {
         names.insert("e\(i)", at: p)
       }
       return c
-    }.value
+    }.value!
     let found = { (predicate: String) in try store.fetch("Company", where: predicate).objects }
     for n in stride(from: 0, to: names.count, by: 17) + [names.count - 1] {
       #expect(try found("employees[\(n)].name == '\(names[n])'") == [company], "employees[\(n)]")

@@ -20,7 +20,7 @@ struct QueryLengthTests {
       let e = try tx.insert("Employee", ["name": .string(text)])
       try tx.setRelationship(e, "company", to: c)
       return e
-    }.value
+    }.value!
     for (predicate, expected) in [
       ("name.length == \(utf16)", true), ("name.length == \(utf16 + 1)", false),
       ("length(name) == \(characters)", true), ("company.name.length == \(utf16)", true),
@@ -54,7 +54,7 @@ struct QueryLengthTests {
   func function() throws {
     let (store, dir) = try makeStore(try Fixtures.company())
     defer { removeDirectory(dir) }
-    let o = try store.write { tx in try tx.insert("Employee", ["name": .string("Momo😀")]) }.value
+    let o = try store.write { tx in try tx.insert("Employee", ["name": .string("Momo😀")]) }.value!
     for predicate in [
       "FUNCTION(name, 'length') == 6", "function(name, \"length\") == name.length",
       "FUNCTION(name, 'uppercaseString') == 'MOMO😀'", "FUNCTION(name, 'lowercaseString') BEGINSWITH 'momo'",

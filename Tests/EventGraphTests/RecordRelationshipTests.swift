@@ -45,7 +45,7 @@ struct RecordRelationshipTests {
         try tx.insert(EmployeeRecord(name: $0, company: acme, manager: boss, reports: []))
       }
       return (acme, [boss] + ids)
-    }.value
+    }.value!
     try store.read { s throws in
       #expect(try s.record(acme)?.employees == ids)
       #expect(try s.record(ids[0])?.reports == Array(ids.dropFirst()))
@@ -74,7 +74,7 @@ struct RecordRelationshipTests {
     let acme = try store.write { tx in try tx.insert(CompanyRecord(name: "Acme", employees: [], departments: [])) }
     #expect {
       try store.write { tx in
-        try tx.insert(EmployeeRecord(name: "X", manager: Ref(acme.value.id), reports: []))
+        try tx.insert(EmployeeRecord(name: "X", manager: Ref(acme.value!.id), reports: []))
       }
     } throws: { e in (e as? StoreError)?.code == .wrongDestination && "\(e)".contains("manager") }
   }
@@ -86,10 +86,10 @@ struct RecordRelationshipTests {
     let acme = try store.write { tx in try tx.insert(CompanyRecord(name: "Acme", employees: [], departments: [])) }
     #expect {
       try store.write { tx in
-        try tx.update(Ref<EmployeeRecord>(acme.value.id), EmployeeRecord(name: "X", reports: []))
+        try tx.update(Ref<EmployeeRecord>(acme.value!.id), EmployeeRecord(name: "X", reports: []))
       }
     } throws: { e in (e as? StoreError)?.code == .noSuchObject }
-    #expect(try store.read { try $0.record(EmployeeRecord.self, acme.value.id) } == nil)
+    #expect(try store.read { try $0.record(EmployeeRecord.self, acme.value!.id) } == nil)
   }
 }
 
@@ -127,7 +127,7 @@ struct RecordCustomDecodingTests {
         try tx.insert(CompanyOutOfOrder(name: "Acme", founded: when)),
         try tx.insert(CompanyOutOfOrder(name: "Initech", founded: nil)),
       ]
-    }.value
+    }.value!
     let read = try store.fetch(CompanyOutOfOrder.self, sortedBy: [.init("name")])
     #expect(read.map(\.id) == ids)
     #expect(

@@ -79,7 +79,7 @@ struct RecordTests {
     defer { removeDirectory(dir) }
     var g = SeededGenerator(seed: seed)
     let samples = (0..<20).map { _ in Self.randomSample(&g) }
-    let ids = try store.write { tx in try samples.map { try tx.insert($0) } }.value
+    let ids = try store.write { tx in try samples.map { try tx.insert($0) } }.value!
     try store.read { s throws in
       for (id, sample) in zip(ids, samples) {
         #expect(try s.record(id)?.record == sample)
@@ -117,7 +117,7 @@ struct RecordTests {
     var g = SeededGenerator(seed: 4)
     var sample = Self.randomSample(&g)
     sample.note = "before"
-    let id = try store.write { tx in try tx.insert(sample) }.value
+    let id = try store.write { tx in try tx.insert(sample) }.value!
     let model = store.model
     guard let entity = model.entity(named: "Sample") else { throw RecordError.testFailure }
     func lastEvents() throws -> [Event] { try store.read { try $0.commits() }.last?.events ?? [] }
@@ -148,7 +148,7 @@ struct RecordTests {
     defer { removeDirectory(dir) }
     var g = SeededGenerator(seed: 5)
     var sample = Self.randomSample(&g)
-    let id = try store.write { tx in try tx.insert(sample) }.value
+    let id = try store.write { tx in try tx.insert(sample) }.value!
     let first = try store.read { try $0.record(id)?.version }
     #expect(first == 1)
     sample.flag.toggle()

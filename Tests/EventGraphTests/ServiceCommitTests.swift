@@ -96,7 +96,7 @@ struct ServiceCommitTests {
   func sixtyFourTasks() async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())
     defer { removeDirectory(dir) }
-    let counter = try store.write { tx throws in try tx.insert("Counter", ["value": .int64(0)]) }.value
+    let counter = try store.write { tx throws in try tx.insert("Counter", ["value": .int64(0)]) }.value!
     let rounds = 6 * stressFactor
     struct Tally: Sendable {
       var landed: [String] = []
@@ -251,20 +251,54 @@ struct ServiceCommitTests {
     #expect(try store.verify().isOK)
   }
 
-  @Test("the synchronous write refuses a repeated idempotency key, naming the first commit")
+  @Test(
+    "the synchronous write answers a repeated idempotency key as commit does: the first commit, the closure not run")
   func synchronousRetry() async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())
     defer { removeDirectory(dir) }
     let metadata = CommitMetadata(idempotencyKey: "import-7")
     let first = try store.write(metadata: metadata) { tx throws in try tx.insert("Item", ["name": .string("a")]) }
-      .commit
-    let info = try #require(first)
-    #expect(throws: ServiceError.alreadyCommitted(key: "import-7", commit: info)) {
-      try store.write(metadata: metadata) { tx throws in try tx.insert("Item", ["name": .string("a")]) }
+    let info = try #require(first.commit)
+    #expect(!first.isDuplicate && first.value != nil)
+    var ran = false
+    let again = try store.write(metadata: metadata) { tx throws in
+      ran = true
+      return try tx.insert("Item", ["name": .string("b")])
     }
-    let retried = try await store.commit(metadata: metadata) { tx in try tx.insert("Item", ["name": .string("a")]) }
+    #expect(!ran)
+    #expect(again.isDuplicate && again.commit == info && again.value == nil)
+    let retried = try await store.commit(metadata: metadata) { tx in try tx.insert("Item", ["name": .string("c")]) }
     #expect(retried.isDuplicate && retried.commit == info)
     #expect(try ServiceFixtures.itemNames(store) == ["a"])
+    #expect(try store.read { try $0.logEnd().commit } == 1)
+  }
+
+  @Test("an idempotency key that is empty or longer than 400 bytes is refused by both APIs, nothing written")
+  func invalidKeys() async throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    for key in ["", String(repeating: "k", count: 401)] {
+      #expect(throws: ServiceError.invalidIdempotencyKey(key)) {
+        try store.write(metadata: CommitMetadata(idempotencyKey: key)) { tx throws in
+          try tx.insert("Item", ["name": .string("a")])
+        }
+      }
+      await #expect(throws: ServiceError.invalidIdempotencyKey(key)) {
+        try await store.commit(idempotencyKey: key) { tx in try tx.insert("Item", ["name": .string("a")]) }
+      }
+      #expect(throws: ServiceError.invalidIdempotencyKey(key)) {
+        try store.write { tx throws in
+          tx.metadata.idempotencyKey = key
+          return try tx.insert("Item", ["name": .string("a")])
+        }
+      }
+    }
+    let longest = String(repeating: "k", count: 400)
+    #expect(
+      try store.write(metadata: CommitMetadata(idempotencyKey: longest)) { tx throws in
+        try tx.insert("Item", ["name": .string("b")])
+      }.commit != nil)
+    #expect(try ServiceFixtures.itemNames(store) == ["b"])
   }
 
   @Test("a key the closure sets itself is checked too: the retry is refused, in both APIs")

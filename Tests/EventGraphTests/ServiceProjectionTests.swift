@@ -22,6 +22,29 @@ struct NameIndex: Projection {
 
 @Suite("Projections of one's own: inline, asynchronous, rebuilt")
 struct ServiceProjectionTests {
+  @Test("an inline projection follows every writer of the log: clone, and commit records appended from elsewhere")
+  func inlineFollowsEveryWriter() throws {
+    let (store, dir) = try makeStore(try ServiceFixtures.model())
+    defer { removeDirectory(dir) }
+    try store.register(EntityCountProjection())
+    let item = try store.write { tx throws in try tx.insert("Item", ["name": .string("a")]) }.value!
+    try store.clone(root: item)
+    try store.clone(root: item)
+    func current(_ s: EventStore) throws -> [String: Int] {
+      try s.readProjection("entity-counts") { view in
+        #expect(view.position == view.logEnd)
+        return try EntityCountProjection.counts(in: view, model: s.model)
+      }
+    }
+    #expect(try current(store)["Item"] == 3)
+    let (replica, replicaDir) = try makeStore(try ServiceFixtures.model(), label: "inlineFollowsEveryWriter-replica")
+    defer { removeDirectory(replicaDir) }
+    try replica.register(EntityCountProjection())
+    try replica.appendCommitRecords(try store.commitRecords(from: 1))
+    #expect(try current(replica)["Item"] == 3)
+    #expect(try replica.read { try $0.logEnd() } == store.read { try $0.logEnd() })
+  }
+
   @Test("an inline projection catches up when registered and then follows every commit of the process")
   func inline() async throws {
     let (store, dir) = try makeStore(try ServiceFixtures.model())

@@ -15,7 +15,7 @@ struct StoreTests {
       let phone = try tx.insert("PhoneBook", ["phoneNumber": .string("123-4567-7891"), "type": .int64(1)])
       try tx.link(momo, "phones", phone)
       return (momo, phone)
-    }.value
+    }.value!
     try store.read { s throws in
       #expect(try s.related(momo, "phones") == [phone])
       #expect(try s.related(phone, "addressBook") == [momo])
@@ -27,7 +27,7 @@ struct StoreTests {
       let u = try tx.insert("AddressBook", ["firstName": .string("浦島"), "lastName": .string("太郎")])
       try tx.setRelationship(phone, "addressBook", to: u)
       return u
-    }.value
+    }.value!
     try store.read { s throws in
       #expect(try s.related(momo, "phones").isEmpty)
       #expect(try s.related(urashima, "phones") == [phone])
@@ -49,7 +49,7 @@ struct StoreTests {
         try tx.insert("AddressBook", ["firstName": .string("b"), "lastName": .string("y")]),
         try tx.insert("PhoneBook", ["phoneNumber": .string("1")])
       )
-    }.value
+    }.value!
     try store.write { tx throws in try tx.link(a, "phones", p) }
     try store.write { tx throws in try tx.link(b, "phones", p) }
     let commits = try store.read { try $0.commits() }
@@ -80,7 +80,7 @@ struct StoreTests {
         people.append(e)
       }
       return (c, people)
-    }.value
+    }.value!
     var expected = people
     try store.read { s throws in #expect(try s.related(acme, "employees") == expected) }
     let newcomer = try store.write { tx throws in
@@ -89,7 +89,7 @@ struct StoreTests {
       try tx.link(acme, "employees", people[4], at: 0)  // a move
       try tx.unlink(acme, "employees", people[1])
       return n
-    }.value
+    }.value!
     expected = [people[4], people[0], newcomer, people[2], people[3]]
     try store.read { s throws in
       #expect(try s.related(acme, "employees") == expected)
@@ -126,7 +126,7 @@ struct StoreTests {
       try tx.link(a, "phones", p1)
       try tx.link(a, "phones", p2)
       return (a, p1, p2)
-    }.value
+    }.value!
     // nullify: deleting a phone leaves the person with the other one.
     try store.write { tx throws in try tx.delete(p1) }
     try store.read { s throws in
@@ -152,7 +152,7 @@ struct StoreTests {
       let e = try tx.insert("Employee", ["name": .string("e")])
       try tx.link(e, "department", d)
       return (d, e)
-    }.value
+    }.value!
     let before = try store.read { try $0.logEnd() }
     #expect {
       try store.write { tx throws in try tx.delete(dept) }
@@ -191,7 +191,7 @@ struct StoreTests {
       let b = try tx.insert("B")
       try tx.link(a, "bs", b)
       return (a, b)
-    }.value
+    }.value!
     try store.write { tx throws in try tx.delete(a) }
     try store.read { s throws in
       #expect(try s.object(b) != nil)
@@ -215,7 +215,7 @@ struct StoreTests {
       let t = try tx.insert("Thing")
       try tx.link(n, "about", t)
       return (n, t)
-    }.value
+    }.value!
     try store.write { tx throws in try tx.delete(t) }
     try store.read { s throws in #expect(try s.related(n, "about").isEmpty) }
     #expect(try store.verify().isOK)
@@ -258,7 +258,7 @@ struct StoreTests {
       let note = try tx.insert("Note")
       try tx.link(note, "about", person)
       return (person, phones, team, note)
-    }.value
+    }.value!
     let commit = try store.write { tx throws in try tx.deleteIgnoringRules(person) }.commit
     let first = try #require(commit).firstSequence
     let events = try store.read { s throws in try s.commits(from: first).first?.events ?? [] }
@@ -343,7 +343,7 @@ struct StoreTests {
     var id = ObjectID(0)
     do {
       let store = try EventStore.create(at: path, model: try Fixtures.company())
-      id = try store.write { tx throws in try tx.insert("Company", ["name": .string("ACME")]) }.value
+      id = try store.write { tx throws in try tx.insert("Company", ["name": .string("ACME")]) }.value!
     }
     let again = try EventStore(path: path)
     #expect(again.model == (try Fixtures.company()))
@@ -373,11 +373,11 @@ struct StoreTests {
     }
     let p = try store.write { tx throws in
       let p = try tx.insert("PhoneBook", ["phoneNumber": .string("1")])
-      try tx.link(a.value, "phones", p)
-      try tx.set(a.value, "firstName", .string("v2"))
+      try tx.link(a.value!, "phones", p)
+      try tx.set(a.value!, "firstName", .string("v2"))
       return p
     }
-    let del = try store.write { tx throws in try tx.delete(a.value) }
+    let del = try store.write { tx throws in try tx.delete(a.value!) }
     let model = store.model
     let first = try #require(model.entity(named: "AddressBook")?.attribute(named: "firstName")).id
     let phones = try #require(model.entity(named: "AddressBook")?.relationship(named: "phones")).id
@@ -385,14 +385,14 @@ struct StoreTests {
       let aSeq = try #require(a.commit).lastSequence
       let pSeq = try #require(p.commit).lastSequence
       let delSeq = try #require(del.commit).lastSequence
-      let v1 = try #require(try s.object(a.value, asOf: aSeq))
+      let v1 = try #require(try s.object(a.value!, asOf: aSeq))
       #expect(v1.state[first] == .string("v1"))
       #expect(v1.relationships[phones] == nil)
-      let v2 = try #require(try s.object(a.value, asOf: pSeq))
+      let v2 = try #require(try s.object(a.value!, asOf: pSeq))
       #expect(v2.state[first] == .string("v2"))
-      #expect(v2.relationships[phones] == [p.value])
-      #expect(try s.object(a.value, asOf: delSeq) == nil)
-      #expect(try s.object(a.value, asOf: 0) == nil)
+      #expect(v2.relationships[phones] == [p.value!])
+      #expect(try s.object(a.value!, asOf: delSeq) == nil)
+      #expect(try s.object(a.value!, asOf: 0) == nil)
     }
   }
 

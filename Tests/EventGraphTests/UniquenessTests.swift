@@ -44,7 +44,7 @@ struct UniquenessTests {
   func refusesHeldValue() throws {
     let (store, dir) = try makeStore(try Self.model())
     defer { removeDirectory(dir) }
-    let momo = try store.write { tx in try tx.insert("Person", ["handle": .string("momo")]) }.value
+    let momo = try store.write { tx in try tx.insert("Person", ["handle": .string("momo")]) }.value!
     let e = try #require(Self.refusal(store) { tx in _ = try tx.insert("Person", ["handle": .string("momo")]) })
     #expect(e.code == .notUnique)
     #expect(e.description == "Person/2: uniqueness constraint [handle] of Person: 'momo' is already held by Person/1")
@@ -81,7 +81,7 @@ struct UniquenessTests {
     defer { removeDirectory(dir) }
     let (a, b) = try store.write { tx in
       (try tx.insert("Person", ["handle": .string("a")]), try tx.insert("Person", ["handle": .string("b")]))
-    }.value
+    }.value!
     try store.write { tx in
       try tx.set(a, "handle", .string("b"))
       try tx.set(b, "handle", .string("a"))
@@ -142,7 +142,7 @@ struct UniquenessTests {
   func clone() throws {
     let (store, dir) = try makeStore(try Self.model())
     defer { removeDirectory(dir) }
-    let p = try store.write { tx in try tx.insert("Person", ["handle": .string("momo")]) }.value
+    let p = try store.write { tx in try tx.insert("Person", ["handle": .string("momo")]) }.value!
     #expect(throws: StoreError.self) { try store.clone(root: p) }
     let copy = try store.clone(root: p, overrides: ["Person.handle": .value(.string("momo2"))])
     #expect(try store.read { try $0.value(copy.root, "handle") } == .string("momo2"))

@@ -45,7 +45,7 @@ struct ValidationTests {
     #expect(Self.refused(store, "team", "required relationship is empty") { tx in _ = try tx.insert("Person") })
     #expect(Self.refused(store, "name", "required attribute has no value") { tx in _ = try tx.insert("Team") })
     // No members at all is allowed: the relationship is optional.
-    let team = try store.write { tx throws in try tx.insert("Team", ["name": .string("t")]) }.value
+    let team = try store.write { tx throws in try tx.insert("Team", ["name": .string("t")]) }.value!
     func join(_ tx: Transaction) throws {
       let p = try tx.insert("Person")
       try tx.link(p, "team", team)

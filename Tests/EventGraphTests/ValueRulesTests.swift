@@ -279,7 +279,7 @@ struct ValidationRuleTests {
   func everyRule() throws {
     let (store, dir) = try makeStore(try Self.model())
     defer { removeDirectory(dir) }
-    let club = try store.write { tx throws in try Self.validClub(tx) }.value
+    let club = try store.write { tx throws in try Self.validClub(tx) }.value!
     let before = try store.read { try $0.logEnd() }
     var met: [ValidationRule] = []
     for (rule, property, breach) in Self.breaches {

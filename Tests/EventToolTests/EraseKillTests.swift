@@ -41,7 +41,7 @@ struct EraseKillTests {
         try (0..<count).map { i in
           try tx.insert("Person", ["name": .string("Secret \(i)"), "nick": .string("n\(i)")])
         }
-      }.value
+      }.value!
       var keys: [ObjectID: Data] = [:]
       try store.env.read { txn in
         for p in people { keys[p] = try store.dbs.keyring?.testingDataKey(p, in: txn).map { Data($0) } }

@@ -11,12 +11,14 @@ struct UpcastKillTests {
     var g = SeededGenerator(seed: 77)
     var ids: [ObjectID] = []
     for batch in stride(from: 0, to: people, by: 50) {
-      ids += try store.write { tx in
-        try (batch..<min(people, batch + 50)).map { i in
-          try tx.insert(
-            "AddressBook", ["firstName": .string("f\(i)"), "lastName": .string("l\(i)"), "phone1": .string("03-\(i)")])
-        }
-      }.value
+      ids += try #require(
+        store.write { tx in
+          try (batch..<min(people, batch + 50)).map { i in
+            try tx.insert(
+              "AddressBook",
+              ["firstName": .string("f\(i)"), "lastName": .string("l\(i)"), "phone1": .string("03-\(i)")])
+          }
+        }.value)
     }
     for round in 0..<3 {
       for chunk in stride(from: 0, to: ids.count, by: 40) {

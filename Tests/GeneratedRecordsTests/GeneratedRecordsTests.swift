@@ -58,7 +58,7 @@ struct GeneratedRecordsTests {
       try tx.insert(AddressBookV2.PhoneBook(phoneNumber: "555-0101", addressBook: book))
       try tx.insert(AddressBookV2.PhoneBook(phoneNumber: "555-0102", type: 1, addressBook: book))
       return book
-    }.value
+    }.value!
     let phones = try store.fetch(AddressBookV2.PhoneBook.self, sortedBy: [.init("phoneNumber")])
     #expect(phones.map(\.phoneNumber) == ["555-0101", "555-0102"])
     #expect(phones.map(\.type) == [0, 1])
@@ -82,7 +82,7 @@ struct GeneratedRecordsTests {
             department: sales))
       }
       return (acme, staff)
-    }.value
+    }.value!
     let company = try store.record(acme)
     #expect(company?.employees == staff)
     #expect(company?.founded == founded)

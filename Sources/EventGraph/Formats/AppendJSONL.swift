@@ -132,25 +132,23 @@ extension EventStore {
       let (key, expect) = try Self.commitOptions(lines)
       var metadata = CommitMetadata()
       metadata.idempotencyKey = key
-      do {
-        appended.commit =
-          try write(metadata: metadata) { tx in
-            made = []
-            failedLine = firstLine
-            var local = placeholders
-            try tx.require(try Self.expectations(expect, tx: tx, placeholders: local))
-            for (line, json) in lines {
-              failedLine = line
-              if let p = try Self.applyEvent(json, tx: tx, placeholders: &local) { made.append(p) }
-            }
-          }.commit
-        appended.placeholders = made
-      } catch let e as ServiceError where e.code == .alreadyCommitted {
-        guard let first = e.commit else { throw e }
+      let result = try write(metadata: metadata) { tx in
+        made = []
         failedLine = firstLine
-        appended.commit = first
+        var local = placeholders
+        try tx.require(try Self.expectations(expect, tx: tx, placeholders: local))
+        for (line, json) in lines {
+          failedLine = line
+          if let p = try Self.applyEvent(json, tx: tx, placeholders: &local) { made.append(p) }
+        }
+      }
+      appended.commit = result.commit
+      if result.isDuplicate, let first = result.commit {
+        // The key landed before (a rerun): the commit is reported, its placeholders found again.
         appended.isDuplicate = true
         appended.placeholders = try duplicatePlaceholders(lines, of: first, key: key ?? "")
+      } else {
+        appended.placeholders = made
       }
       return .success(appended)
     } catch let e as FormatError {

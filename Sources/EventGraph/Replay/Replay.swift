@@ -18,7 +18,7 @@ enum Replay {
     while let e = try reader.next() { try projector.apply(e) }
     let commit = reader.header
     if let key = commit.metadata.idempotencyKey {
-      try projector.txn.put(projector.dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
+      try projector.dbs.record(key: key, firstSequence: commit.firstSequence, in: projector.txn)
     }
     try projector.recordHistory(commitSequence: commit.firstSequence)
   }

@@ -59,17 +59,3 @@ public struct ConflictError: Error, Sendable, Hashable, CustomStringConvertible 
     }
   }
 }
-
-/// What ``EventStore/commit(expecting:idempotencyKey:metadata:_:)`` did.
-public struct CommitResult<Value: Sendable>: Sendable {
-  /// The commit in the log.
-  ///
-  /// The new one, or for a repeated idempotency key the first commit that carried the key.
-  /// `nil` when the closure changed nothing (nothing was appended).
-  public let commit: CommitInfo?
-  /// What the closure returned; `nil` when it did not run (a repeated idempotency key).
-  public let value: Value?
-  /// Whether the idempotency key was already in the store: nothing was appended and
-  /// ``commit`` describes the first commit.
-  public let isDuplicate: Bool
-}

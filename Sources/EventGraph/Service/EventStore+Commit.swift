@@ -46,9 +46,6 @@ extension EventStore {
   ) async throws -> CommitResult<R> {
     var metadata = metadata
     if let idempotencyKey { metadata.idempotencyKey = idempotencyKey }
-    if let key = metadata.idempotencyKey, key.utf8.isEmpty || key.utf8.count > 400 {
-      throw ServiceError.invalidIdempotencyKey(key)
-    }
     let work = CommitWork(expectations: expectations, metadata: metadata, body: { tx in try body(tx) })
     switch try await service.submit(.commit(work)) {
     case .committed(let info, let value):

@@ -71,24 +71,27 @@ final class ProjectionRegistry: Sendable {
 
   var names: [String] { registered.withLock { $0.map(\.projection.name) } }
 
-  /// Brings every registered projection up to the commit just appended in `txn`: the
-  /// commit itself when the projection was current before it, else the log from its
-  /// position (bounded by ``ProjectionRunner/inlineCatchUpEvents``).
-  func applyInline(after info: CommitInfo, of tx: Transaction, in txn: WriteHandle) throws {
+  /// Brings every registered projection up to the commit just appended in `batch`: the
+  /// commit itself when the projection was current before it and `tx` made it, else the
+  /// log from its position (bounded by ``ProjectionRunner/inlineCatchUpEvents``).
+  func applyInline(after info: CommitInfo, of tx: Transaction?, in batch: CommitBatch) throws {
     let list = registered.withLock { $0 }
     guard !list.isEmpty else { return }
-    let commit = Commit(
-      number: info.number, firstSequence: info.firstSequence, time: info.time, modelVersion: tx.model.version,
-      metadata: tx.metadata, events: tx.events)
+    let txn = batch.handle
+    let commit = tx.map {
+      Commit(
+        number: info.number, firstSequence: info.firstSequence, time: info.time, modelVersion: $0.model.version,
+        metadata: $0.metadata, events: $0.events)
+    }
     for p in list {
       let position = try StoreService.position(p.positionKey, in: p.consumers, txn)
       if position >= info.lastSequence { continue }
-      if position + 1 == info.firstSequence {
-        try p.projection.apply(commit, to: ProjectionStorage(txn: txn, db: p.db, model: tx.model))
+      if let commit, position + 1 == info.firstSequence {
+        try p.projection.apply(commit, to: ProjectionStorage(txn: txn, db: p.db, model: batch.model))
         try txn.put(p.consumers, key: p.positionKey, value: BigEndianKey(info.lastSequence))
       } else {
         try ProjectionRunner.catchUp(
-          p, in: txn, dbs: tx.projector.dbs, model: tx.model, maxEvents: ProjectionRunner.inlineCatchUpEvents)
+          p, in: txn, dbs: batch.dbs, model: batch.model, maxEvents: ProjectionRunner.inlineCatchUpEvents)
       }
     }
   }

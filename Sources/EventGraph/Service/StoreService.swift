@@ -8,7 +8,7 @@ import Synchronization
 /// It holds the writer thread and its queue, the notifier that wakes followers of the log,
 /// the consumers' positions and the projections registered for inline maintenance. One per
 /// ``EventStore``; threads start on first use.
-final class StoreService: Sendable {
+final class StoreService: CommitObserver {
   let env: Environment
   let dbs: StoreDatabases
   let model: Model
@@ -37,6 +37,7 @@ final class StoreService: Sendable {
     self.path = commits.path
     self.readOnly = readOnly
     self.notifier = Self.notifier(env: env, dbs: dbs, model: model, path: path)
+    commits.observe(with: self)
   }
 
   /// A notifier of `dbs`'s log, which also wakes its followers when the store switches
@@ -73,38 +74,16 @@ final class StoreService: Sendable {
 
   func countBatch() { batches.add(1, ordering: .relaxed) }
 
-  // MARK: - Hooks of the synchronous write
+  // MARK: - Following commits
 
-  /// Called by ``EventStore/write(metadata:_:)`` before it runs its closure: a commit whose
-  /// idempotency key is already in the store is refused with
-  /// ``ServiceError/alreadyCommitted(key:commit:)`` (the async API returns the first commit
-  /// instead).
-  func refuseRepeatedKey(_ metadata: CommitMetadata, in txn: WriteHandle) throws {
-    guard let key = metadata.idempotencyKey,
-      let first = try txn.withValue(dbs.dedupe, key: key, { BigEndianKey.decode($0) }) ?? nil
-    else { return }
-    let reader = GraphReader(txn: txn, dbs: dbs, model: model)
-    guard let info = try reader.commitInfo(at: first) else {
-      throw StoreError.corrupt("idempotency key '\(key)' points at sequence \(first), where no commit starts")
-    }
-    throw ServiceError.alreadyCommitted(key: key, commit: info)
+  /// The inline projections follow each commit of this store in its transaction.
+  func appended(_ info: CommitInfo, of tx: Transaction?, in batch: CommitBatch) throws {
+    try projections.applyInline(after: info, of: tx, in: batch)
   }
 
-  /// Checks a key the commit closure set itself (the one given up front was checked before
-  /// the closure ran): a retry still lands once.
-  func refuseKeySetInside(_ tx: Transaction, given: CommitMetadata, in txn: WriteHandle) throws {
-    if tx.metadata.idempotencyKey != given.idempotencyKey { try refuseRepeatedKey(tx.metadata, in: txn) }
-  }
-
-  /// Called by ``EventStore/write(metadata:_:)`` inside its transaction, after the commit was
-  /// appended: the inline projections follow it in the same transaction.
-  func willCommit(_ info: CommitInfo, of tx: Transaction, in txn: WriteHandle) throws {
-    try projections.applyInline(after: info, of: tx, in: txn)
-  }
-
-  /// Called by ``EventStore/write(metadata:_:)`` after its transaction committed.
-  func didCommit(_ info: CommitInfo) {
-    notifier.committed(lastSequence: info.lastSequence)
+  /// Followers of the log wake once the commits are in.
+  func committed(through lastSequence: UInt64) {
+    notifier.committed(lastSequence: lastSequence)
   }
 
   // MARK: - Consumers' positions

@@ -97,14 +97,12 @@ extension StoreService {
     var batch = first
     var results: [Result<WriteOutcome, any Error>] = []
     var served = batch.count
-    var lastSequence: UInt64?
     let expected = queue.expectedBatch(max: Self.maxBatch)
     var deadline: Date?
     while true {
       do {
         try commits.run { txn, reruns in
           results.removeAll(keepingCapacity: true)
-          lastSequence = nil
           // Run again (in a bigger map, or nested), the batch is what it was: it takes no more.
           let takesMore = reruns == 0 && !failed
           try txn.checkWritable()
@@ -113,9 +111,7 @@ extension StoreService {
           while true {
             while next < batch.count {
               do {
-                let outcome = try perform(batch[next].work, in: txn, straight: straight)
-                if case .committed(let info?, _) = outcome { lastSequence = info.lastSequence }
-                results.append(.success(outcome))
+                results.append(.success(try perform(batch[next].work, in: txn, straight: straight)))
               } catch let e as LMDBError where e == .mapFull {
                 throw e  // the whole batch runs again in a bigger map
               } catch let e as SpeculationFailed {
@@ -159,7 +155,6 @@ extension StoreService {
     }
     queue.batchEnded(size: batch.count)
     if served < batch.count { queue.putBack(Array(batch[served...])) }
-    if let lastSequence { notifier.committed(lastSequence: lastSequence) }
     // Resuming a caller wakes a thread of the task pool, a system call each: leave that to
     // another thread, so the writer starts the next batch at once.
     let finished = Array(zip(batch, results))
@@ -181,15 +176,10 @@ extension StoreService {
       try batch.handle.nested { try body(batch.handle) }
       return .done
     case .commit(let w):
-      let reader = batch.reader
-      if let key = w.metadata.idempotencyKey,
-        let first = try batch.handle.withValue(dbs.dedupe, key: key, { BigEndianKey.decode($0) }) ?? nil
-      {
-        guard let info = try reader.commitInfo(at: first) else {
-          throw StoreError.corrupt("idempotency key '\(key)' points at sequence \(first), where no commit starts")
-        }
-        return .duplicate(info)
+      if let key = w.metadata.idempotencyKey, let first = try batch.firstCommit(withKey: key) {
+        return .duplicate(first)
       }
+      let reader = batch.reader
       for e in w.expectations { try reader.check(e) }
       func run(_ b: CommitBatch, wrote: inout Bool) throws -> WriteOutcome {
         let tx = b.transaction(metadata: w.metadata, sharingBuffers: straight)
@@ -198,10 +188,7 @@ extension StoreService {
           tx.close()
         }
         let value = try w.body(tx)
-        try refuseKeySetInside(tx, given: w.metadata, in: b.handle)  // refused alone, as a commit that throws
-        let info = try b.commit(tx)
-        if let info { try projections.applyInline(after: info, of: tx, in: b.handle) }
-        return .committed(info, value: value)
+        return .committed(try b.commit(tx), value: value)
       }
       var wrote = false
       guard straight else { return try batch.nested { inner in try run(inner, wrote: &wrote) } }

@@ -1,3 +1,4 @@
+import EventGraphLocking
 import Foundation
 import LMDB
 
@@ -23,11 +24,20 @@ final class CommitWriter: Sendable {
   let model: Model
   let path: String
 
+  /// What follows this log's commits (the store's service), told by every batch of
+  /// ``run(_:)``; held weakly, as the service holds this writer.
+  private let observer = Locked<WeakObserver>(WeakObserver())
+
   init(env: Environment, dbs: StoreDatabases, model: Model, path: String) {
     self.env = env
     self.dbs = dbs
     self.model = model
     self.path = path
+  }
+
+  /// Makes `observer` the one told of every commit appended to this log from now on.
+  func observe(with observer: any CommitObserver) {
+    self.observer.withLock { $0.value = observer }
   }
 
   /// Runs `body` in one write transaction and commits it.
@@ -45,6 +55,7 @@ final class CommitWriter: Sendable {
       let txn = WriteHandle(try env.beginWrite())
       do {
         let batch = CommitBatch(handle: txn, dbs: dbs, model: model, path: path)
+        batch.observer = observer.withLock { $0.value }
         // The batch, and what shares its transaction, end with it whatever happens (the
         // transaction is aborted here unless committed).
         defer {
@@ -57,6 +68,7 @@ final class CommitWriter: Sendable {
         try dbs.keyring?.syncIfNeeded()
         try txn.commit()
         if batch.erased { try dbs.keyring?.finishErasures(env) }
+        if let last = batch.appendedThrough { batch.observer?.committed(through: last) }
         return result
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()
@@ -66,6 +78,24 @@ final class CommitWriter: Sendable {
       }
     }
   }
+}
+
+/// What follows the commits of one store's log — the store's service, for its inline
+/// projections and the followers it wakes — told of each by the batch that appends it,
+/// whichever writer runs the batch (``EventStore/write(metadata:_:)``, the writer thread,
+/// clone, snapshot, append, import).
+protocol CommitObserver: AnyObject, Sendable {
+  /// Called in the batch's transaction right after `info` was appended; `tx` is the
+  /// transaction that made it, `nil` for a commit appended from events or a record made
+  /// elsewhere (then its events are in the log). A throw refuses the commit.
+  func appended(_ info: CommitInfo, of tx: Transaction?, in batch: CommitBatch) throws
+  /// Called once the write transaction holding commits up to `lastSequence` is committed.
+  func committed(through lastSequence: UInt64)
+}
+
+/// A ``CommitObserver`` not kept alive by the writer that tells it.
+private struct WeakObserver: Sendable {
+  weak var value: (any CommitObserver)?
 }
 
 /// The log's end: the last commit's number and its last event's sequence (0 and 0 when empty).
@@ -96,6 +126,11 @@ final class CommitBatch {
   /// A projector left by the batch's last commit, for the next to reuse its buffers
   /// (commits run straight in the writer thread's batches).
   private var sharedProjector: Projector?
+  /// What follows the log this batch appends to; `nil` for a batch writing another
+  /// version's log (``writing(to:model:)``).
+  fileprivate(set) var observer: (any CommitObserver)?
+  /// The last sequence of the last commit this batch appended, `nil` until one is.
+  var appendedThrough: UInt64?
 
   init(handle: WriteHandle, dbs: StoreDatabases, model: Model, path: String) {
     self.handle = handle
@@ -162,6 +197,9 @@ final class CommitBatch {
   ///   the transaction may have written then, and must be dropped.
   func commit(_ tx: Transaction, time: Date? = nil, log: Bool = true) throws -> CommitInfo? {
     try tx.checkOpen()
+    if let key = tx.metadata.idempotencyKey, key != tx.givenKey {
+      try refuseRepeated(key)  // set by the closure: a retry still lands once
+    }
     if !tx.deferredPersonal.isEmpty { try tx.sealDeferred() }
     guard !tx.events.isEmpty else { return nil }
     // A store of personal data is written with its key; an erasure alone needs none.
@@ -180,8 +218,35 @@ final class CommitBatch {
     let commit = Commit(
       number: end.commit + 1, firstSequence: end.sequence + 1, time: time ?? Date(), modelVersion: tx.model.version,
       metadata: tx.metadata, events: tx.events)
-    return try append(
+    let info = try append(
       commit, record: CommitCodec.encode(commit), lastSequence: commit.lastSequence, projector: projector)
+    try observer?.appended(info, of: tx, in: self)
+    return info
+  }
+
+  // MARK: - Idempotency keys
+
+  /// The longest idempotency key, in bytes of UTF-8 (LMDB's keys are at most 511).
+  static let maxKeyLength = 400
+
+  /// The first commit that carried `key`, `nil` when none did: a commit given a key that
+  /// is already in the store is a retry, answered with that commit (the closure not run).
+  ///
+  /// - Throws: ``ServiceError/invalidIdempotencyKey(_:)`` for an empty key or one over
+  ///   ``maxKeyLength`` bytes; ``StoreError/corrupt(_:)`` when the key names no commit.
+  func firstCommit(withKey key: String) throws -> CommitInfo? {
+    if key.utf8.isEmpty || key.utf8.count > Self.maxKeyLength { throw ServiceError.invalidIdempotencyKey(key) }
+    guard let first = try dbs.firstSequence(withKey: key, in: handle) else { return nil }
+    guard let info = try reader.commitInfo(at: first) else {
+      throw StoreError.corrupt("idempotency key '\(key)' points at sequence \(first), where no commit starts")
+    }
+    return info
+  }
+
+  /// Refuses a key set inside a commit's closure that an earlier commit carried: the
+  /// closure ran, so there is no first value to return instead.
+  private func refuseRepeated(_ key: String) throws {
+    if let first = try firstCommit(withKey: key) { throw ServiceError.alreadyCommitted(key: key, commit: first) }
   }
 
   // MARK: - Commits made elsewhere
@@ -195,8 +260,10 @@ final class CommitBatch {
     let commit = Commit(
       number: end.commit + 1, firstSequence: end.sequence + 1, time: time, modelVersion: model.version,
       metadata: metadata, events: events)
-    return try append(
+    let info = try append(
       commit, record: CommitCodec.encode(commit), lastSequence: commit.lastSequence, projector: projector)
+    try observer?.appended(info, of: nil, in: self)
+    return info
   }
 
   /// Appends a commit whose events were encoded as they were made (a clone's) and whose
@@ -206,9 +273,11 @@ final class CommitBatch {
     let commit = Commit(
       number: end.commit + 1, firstSequence: end.sequence + 1, time: Date(), modelVersion: model.version,
       metadata: metadata, events: [])
-    return try append(
+    let info = try append(
       commit, record: CommitCodec.encode(commit, body: body),
       lastSequence: commit.firstSequence + UInt64(body.count) - 1, projector: projector)
+    try observer?.appended(info, of: nil, in: self)
+    return info
   }
 
   /// Writes a commit whose events were applied: the log record, the idempotency key, and
@@ -218,10 +287,11 @@ final class CommitBatch {
   {
     try handle.put(dbs.log, key: StoreKey.sequence(commit.firstSequence), value: bytes, flags: .append)
     if let key = commit.metadata.idempotencyKey {
-      try handle.put(dbs.dedupe, key: key, value: BigEndianKey(commit.firstSequence))
+      try dbs.record(key: key, firstSequence: commit.firstSequence, in: handle)
     }
     try projector.flush(commitSequence: commit.firstSequence)
     logEnd = LogEnd(commit: commit.number, sequence: lastSequence)
+    appendedThrough = lastSequence
     let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(commit.time)) / 1000)
     return CommitInfo(
       number: commit.number, firstSequence: commit.firstSequence, lastSequence: lastSequence, time: time)
@@ -242,11 +312,13 @@ final class CommitBatch {
     try handle.nested {
       let inner = CommitBatch(handle: handle, dbs: dbs, model: model, path: path)
       defer { inner.isOpen = false }
+      inner.observer = observer
       inner.logEnd = logEnd
       inner.nextObject = nextObject
       let result = try body(inner)
       logEnd = inner.logEnd
       nextObject = inner.nextObject
+      appendedThrough = inner.appendedThrough ?? appendedThrough
       return result
     }
   }

@@ -150,7 +150,6 @@ extension EventStore {
       if let checkpoint { try batch.setCheckpoint(checkpoint) }
       return infos
     }
-    if target.version == model.version, let last = infos.last { service.didCommit(last) }
     return infos
   }
 
@@ -281,8 +280,11 @@ extension CommitBatch {
     }
     try handle.put(dbs.log, key: StoreKey.sequence(header.firstSequence), value: bytes, flags: .append)
     logEnd = LogEnd(commit: header.number, sequence: last)
+    appendedThrough = last
     let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(header.time)) / 1000)
-    return CommitInfo(number: header.number, firstSequence: header.firstSequence, lastSequence: last, time: time)
+    let info = CommitInfo(number: header.number, firstSequence: header.firstSequence, lastSequence: last, time: time)
+    try observer?.appended(info, of: nil, in: self)
+    return info
   }
 
   /// Writes a named checkpoint in this transaction.

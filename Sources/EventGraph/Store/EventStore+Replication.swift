@@ -90,11 +90,17 @@ extension EventStore {
     return active
   }
 
-  /// The model of `version`.
+  /// The model of `version`: the active one, or one the store was upcast from or to, or
+  /// installed (``versions()`` lists them).
   ///
-  /// - Throws: ``StoreError/unknownModelVersion(_:)``.
+  /// - Throws: ``StoreError/unknownModelVersion(_:)`` for a version the store never held.
   public func model(version: Int) throws -> Model {
-    try databases(version: version).1
+    if version == model.version { return model }
+    if let known = otherVersions.withLock({ $0[version] }) { return known.model }
+    guard version > 0,
+      let document = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) })
+    else { throw StoreError.unknownModelVersion(version) }
+    return try Model(json: document, file: "\(path) (stored model v\(version))")
   }
 
   /// The databases and model of `version` (this handle's own when `nil`), opened once.

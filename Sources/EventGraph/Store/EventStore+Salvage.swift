@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 
-/// What ``EventStore/salvage(_:into:progress:)`` recovered, and what it could not.
+/// What ``EventStore/salvage(at:into:progress:)`` recovered, and what it could not.
 public struct SalvageReport: Sendable, Hashable {
   /// The LMDB transaction of the meta page the log was read from.
   public var transaction: UInt64 = 0
@@ -38,7 +38,7 @@ extension EventStore {
   /// - Parameter progress: called with the commits recovered so far.
   /// - Throws: ``StoreError/damaged(path:detail:)`` when neither meta page, or neither
   ///   version of the store's metadata, can be read; the new store's errors.
-  public static func salvage(_ path: String, into out: String, progress: (Int) -> Void = { _ in }) throws
+  public static func salvage(at path: String, into out: String, progress: (Int) -> Void = { _ in }) throws
     -> SalvageReport
   {
     let dataFile = path + "/data.mdb"

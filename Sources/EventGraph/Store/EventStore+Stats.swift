@@ -76,12 +76,3 @@ extension EventStore {
     }
   }
 }
-
-extension EventStore {
-  /// A model version the store has seen (the active one, or one it was upcast from or to).
-  public func model(version: Int) throws -> Model? {
-    if version == model.version { return model }
-    guard let doc = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) }) else { return nil }
-    return try Model(json: doc, file: "\(path) (stored model v\(version))")
-  }
-}

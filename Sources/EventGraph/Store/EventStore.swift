@@ -67,12 +67,23 @@ public struct CommitInfo: Sendable, Hashable {
   public let time: Date
 }
 
-/// The result of ``EventStore/write(metadata:_:)``: the closure's value and the commit,
-/// `nil` when the closure changed nothing.
-public struct WriteResult<Value> {
-  public let value: Value
+/// What a commit did — ``EventStore/write(metadata:_:)`` or
+/// ``EventStore/commit(expecting:idempotencyKey:metadata:_:)``, which answer a repeated
+/// idempotency key alike: with the first commit that carried it, the closure not run.
+public struct CommitResult<Value> {
+  /// The commit in the log.
+  ///
+  /// The new one, or for a repeated idempotency key the first commit that carried the key.
+  /// `nil` when the closure changed nothing (nothing was appended).
   public let commit: CommitInfo?
+  /// What the closure returned; `nil` only when it did not run (a repeated idempotency key).
+  public let value: Value?
+  /// Whether the idempotency key was already in the store: nothing was appended and
+  /// ``commit`` describes the first commit.
+  public let isDuplicate: Bool
 }
+
+extension CommitResult: Sendable where Value: Sendable {}
 
 /// An event-sourced object-graph store: a directory holding one LMDB environment with the
 /// log and its projections (Docs/store-layout.md).
@@ -83,7 +94,7 @@ public struct WriteResult<Value> {
 ///   let p = try tx.insert("AddressBook")
 ///   try tx.set(p, "firstName", .string("桃"))
 ///   return p
-/// }.value
+/// }.value!
 /// let name = try store.read { try $0.value(momo, "firstName") }
 /// ```
 public final class EventStore: Sendable {
@@ -350,10 +361,19 @@ public final class EventStore: Sendable {
   /// When the store must grow its map, `body` runs again in a fresh transaction, so it
   /// should act only through `tx`.
   ///
+  /// An idempotency key in `metadata` that an earlier commit carried makes the write a
+  /// retry: `body` does not run, nothing is appended, and the result names the first
+  /// commit (``CommitResult/isDuplicate``), as the asynchronous
+  /// ``commit(expecting:idempotencyKey:metadata:_:)`` does. A key `body` sets on
+  /// `tx.metadata` itself is looked up when it returns, and a repeat is refused with
+  /// ``ServiceError/alreadyCommitted(key:commit:)``.
+  ///
+  /// - Returns: the commit and what `body` returned (`nil` only for a retry).
   /// - Throws: what `body` throws, ``StoreError`` (validation names the object and
-  ///   property), or ``LMDBError``.
+  ///   property), ``ServiceError/invalidIdempotencyKey(_:)``, or ``LMDBError``.
   @discardableResult
-  public func write<R>(metadata: CommitMetadata = .init(), _ body: (Transaction) throws -> R) throws -> WriteResult<R> {
+  public func write<R>(metadata: CommitMetadata = .init(), _ body: (Transaction) throws -> R) throws -> CommitResult<R>
+  {
     try write(metadata: metadata, time: nil, body)
   }
 
@@ -361,7 +381,7 @@ public final class EventStore: Sendable {
   /// the same bytes from every run).
   @discardableResult
   func write<R>(metadata: CommitMetadata = .init(), time: Date?, _ body: (Transaction) throws -> R) throws
-    -> WriteResult<R>
+    -> CommitResult<R>
   {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     let (result, id) = try commits.run { batch, _ in
@@ -370,20 +390,19 @@ public final class EventStore: Sendable {
       let last = lastCommit.withLock { $0.take() }.flatMap { $0.transaction &+ 1 == id ? $0 : nil }
       // The last commit passed these checks, and nothing was written since.
       if let last { batch.logEnd = last.logEnd } else { try batch.checkWritable() }
-      try service.refuseRepeatedKey(metadata, in: batch.handle)
+      if let key = metadata.idempotencyKey, let first = try batch.firstCommit(withKey: key) {
+        return (CommitResult<R>(commit: first, value: nil, isDuplicate: true), id)
+      }
       let tx = batch.transaction(metadata: metadata)
       defer { tx.close() }
       let value = try body(tx)
-      try service.refuseKeySetInside(tx, given: metadata, in: batch.handle)
       let info = try batch.commit(tx, time: time)
-      if let info { try service.willCommit(info, of: tx, in: batch.handle) }
-      return (WriteResult(value: value, commit: info), id)
+      return (CommitResult(commit: info, value: value, isDuplicate: false), id)
     }
-    if let info = result.commit {
+    if let info = result.commit, !result.isDuplicate {
       lastCommit.withLock {
         $0 = LastCommit(transaction: id, logEnd: LogEnd(commit: info.number, sequence: info.lastSequence))
       }
-      service.didCommit(info)
     }
     return result
   }

@@ -11,7 +11,7 @@ public enum Remedy: Sendable, Hashable, CustomStringConvertible {
   /// The store at `path` opened for writing once, which lays its projections out anew.
   case upgrade(path: String)
   /// The commits that remain in the damaged store at `path` recovered into a new store
-  /// (``EventStore/salvage(_:into:progress:)``).
+  /// (``EventStore/salvage(at:into:progress:)``).
   case salvage(path: String)
   /// The read replica at `path` made the primary of its stream (`Replica.promote()`).
   case promote(path: String)

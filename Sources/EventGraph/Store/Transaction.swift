@@ -22,6 +22,11 @@ public final class Transaction: GraphReading {
   /// rather than copying it out of the projector.
   public let model: Model
 
+  /// The idempotency key the transaction was opened with, which its writer looked up
+  /// before the closure ran (``CommitBatch/firstCommit(withKey:)``); a key the closure sets
+  /// instead is looked up when the commit is appended.
+  let givenKey: String?
+
   /// A transaction recording into `batch` through `projector` (made by
   /// ``CommitBatch/transaction(metadata:sharingBuffers:)``).
   init(batch: CommitBatch, projector: Projector, metadata: CommitMetadata) {
@@ -29,6 +34,7 @@ public final class Transaction: GraphReading {
     self.projector = projector
     self.model = projector.model
     self.metadata = metadata
+    self.givenKey = metadata.idempotencyKey
     events.reserveCapacity(Self.eventsExpected)
   }
 

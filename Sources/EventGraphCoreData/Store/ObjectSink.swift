@@ -103,7 +103,7 @@ final class ObjectSink {
       counts[p.entity.name, default: 0] += 1
       if let id = identity(p.key) { made(p.key, p.entity.name, id) }
     }
-    deferred.append(contentsOf: result.value)
+    deferred.append(contentsOf: result.value ?? [])
     objects.removeAll(keepingCapacity: true)
     links.removeAll(keepingCapacity: true)
   }

@@ -34,9 +34,7 @@ struct CodegenCommand: ToolCommand {
       }
       let store = try openStore(source)
       let models = try store.statistics().models.map { v in
-        guard let m = try store.model(version: v.version) else {
-          throw ToolError.failed("\(source): model version \(v.version) is listed but not stored")
-        }
+        let m = try store.model(version: v.version)
         return (model: m, namespace: Optional("\(m.name)V\(m.version)"))
       }
       text = try Model.recordSource(models)

@@ -36,7 +36,7 @@ struct DiagramCommand: ToolCommand {
     func model(_ version: Int) throws -> Model {
       if base.version == version { return base }
       if let other, other.version == version { return other }
-      if let m = try store?.model(version: version) { return m }
+      if let store, try store.versions().contains(version) { return try store.model(version: version) }
       throw ToolError.failed("no model of version \(version): give it with --model")
     }
     let compiled = try CompiledMapping(

@@ -49,12 +49,12 @@ struct EraseCommand: ToolCommand {
     }
     if a.flag("json") {
       var fields = [JSONField("store", .string(path)), JSONField("object", .string(text))]
-      fields.append(JSONField("erased", .bool(result.value)))
+      fields.append(JSONField("erased", .bool(result.value == true)))
       if let c = result.commit { fields.append(JSONField("commit", .int(Int64(c.number)))) }
       io.print(JSON.object(fields).serialized())
       return
     }
-    if let c = result.commit, result.value {
+    if let c = result.commit, result.value == true {
       io.print("erased \(text): commit \(c.number), its key destroyed")
     } else {
       io.print("\(text) was erased before: nothing to do")

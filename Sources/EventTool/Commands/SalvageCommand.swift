@@ -18,7 +18,7 @@ struct SalvageCommand: ToolCommand {
     let path = try a.required("STORE")
     guard let out = a.value("out") else { throw ToolError.usage("missing --out") }
     let bar = io.progress("salvage", total: 0)
-    let r = try EventStore.salvage(path, into: out) { bar.update($0) }
+    let r = try EventStore.salvage(at: path, into: out) { bar.update($0) }
     bar.finish()
     let check = try EventStore(path: out, options: StoreOptions(readOnly: true)).verify()
     guard check.isOK else {
