@@ -25,7 +25,7 @@ public struct StoreOptions: Sendable {
   public var fileReserve: Int
   /// Check every page of the store's file before opening it.
   ///
-  /// A damaged file is then reported (``StoreError/Code/damaged``) instead of faulting a
+  /// A damaged file is then reported (``ErrorCode/damaged``) instead of faulting a
   /// read; the command-line tool always checks. Reading the whole file costs time in proportion to its size, so a
   /// service that opens its store once may prefer `eventtool verify` on a schedule. The
   /// file's length and meta pages are checked at every open.
@@ -260,7 +260,7 @@ public final class EventStore: Sendable {
   /// LMDB environment twice).
   ///
   /// After a switch (an upcast, a following upcast's switch, a rollback) this handle's
-  /// commits are refused with ``StoreError/Code/versionChanged``; a service moves its
+  /// commits are refused with ``ErrorCode/versionChanged``; a service moves its
   /// callers to the handle this returns. This handle stays open for reads of its version
   /// while the new one lives.
   ///
@@ -351,7 +351,7 @@ public final class EventStore: Sendable {
   /// should act only through `tx`.
   ///
   /// - Throws: what `body` throws, ``StoreError`` (validation names the object and
-  ///   property), or ``LMDBError``.
+  ///   property), or `LMDBError`.
   @discardableResult
   public func write<R>(metadata: CommitMetadata = .init(), _ body: (Transaction) throws -> R) throws -> WriteResult<R> {
     try write(metadata: metadata, time: nil, body)
