@@ -8,7 +8,7 @@ import NATSClient
 /// exactly where it stopped.
 ///
 /// Its store serves every read as the primary's does; every local write is refused
-/// (``StoreError/Code/replica``) until ``promote()`` makes it the primary.
+/// (`StoreError.Code.replica`) until ``promote()`` makes it the primary.
 ///
 /// ```swift
 /// let replica = try Replica.create(at: "/srv/replica", jetStream: js, stream: "EG_…")
@@ -199,7 +199,7 @@ public final class Replica: Sendable {
   /// publishes a promote message fenced by the stream's last sequence — so a former
   /// primary's next publish is refused — and takes the primary's role.
   ///
-  /// - Throws: ``ReplicationError/Code/fenced`` when another member published meanwhile
+  /// - Throws: ``EventGraphModel/ErrorCode/fenced`` when another member published meanwhile
   ///   (run it again to catch up with that one).
   public func promote() throws {
     try catchUp()

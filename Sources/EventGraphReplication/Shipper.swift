@@ -38,7 +38,10 @@ public final class Shipper: CommitAcknowledging, Sendable {
   private let finished = DispatchSemaphore(value: 0)
 
   /// - Parameters:
+  ///   - store: the primary's store, whose commits are shipped.
+  ///   - jetStream: the JetStream context the stream is published to.
   ///   - stream: the stream's name; by default `EG_` and the store's identity.
+  ///   - mode: when a commit counts as shipped (``Mode-swift.enum``).
   ///   - replicas: the stream's replication factor, when the shipper creates it.
   public init(store: EventStore, jetStream: JetStream, stream: String? = nil, mode: Mode = .local, replicas: Int = 3)
     throws
@@ -76,7 +79,7 @@ public final class Shipper: CommitAcknowledging, Sendable {
   }
 
   /// Stops the thread after its current publish; waiting commits get
-  /// ``ReplicationError/Code/stopped``.
+  /// ``EventGraphModel/ErrorCode/stopped``.
   public func stop() {
     let wasRunning = state.withLock { s -> Bool in
       defer { s.stopped = true }

@@ -25,7 +25,7 @@ public struct EventTool: Sendable {
   ///   - extraCommands: commands of your own, beside the standard ones.
   ///   - policies: Swift migration policies that mapping files may name (`"policy": NAME`).
   ///   - projections: projections of your own that `rebuild --projection NAME` may rebuild,
-  ///     beside ``EntityCountProjection`` (`entity-counts`).
+  ///     beside `EntityCountProjection` (`entity-counts`).
   public init(
     extraCommands: [any ToolCommand] = [], policies: PolicyRegistry = .init(), projections: [any Projection] = []
   ) {

@@ -313,7 +313,10 @@ extension TransactionReading where Self: ~Copyable {
   /// Visits entries in key order, starting at the first key `>= start` (or the first key),
   /// until `body` returns `false`.
   ///
-  /// - Parameter body: gets the key and the value, valid only during the call.
+  /// - Parameters:
+  ///   - db: the database to visit.
+  ///   - start: the key to start at; `nil` for the first key.
+  ///   - body: gets the key and the value, valid only during the call.
   @inlinable
   public func forEach(
     _ db: Database, from start: (some LMDBBytes)? = [UInt8]?.none,

@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 
-/// What ``EventStore/clone(root:policy:asOf:into:overrides:metadata:)`` made.
+/// What ``EventStore/clone(root:policy:asOf:into:overrides:metadata:progress:)`` made.
 public struct CloneResult: Sendable, Hashable {
   /// The copy of the root.
   public let root: ObjectID
@@ -51,12 +51,14 @@ extension EventStore {
   ///     sub-entities) or bare `"relationship"` (every entity that has it), over the
   ///     model's defaults; the nearest qualified key wins.
   ///   - asOf: copy the subgraph as it was after this sequence (default: now).
-  ///   - into: write the copy into another store with the same model (default: this
+  ///   - target: write the copy into another store with the same model (default: this
   ///     one). Every reference must then lead inside the copy.
   ///   - overrides: attribute values replaced or computed for the copies, by
   ///     `"Entity.attribute"` or `"attribute"` (see ``AttributeOverride``).
   ///   - metadata: the commit's metadata; `clonedFrom` is set to `root`, and a copy into
   ///     another store records the source store's ID in `extra["clonedFromStore"]`.
+  ///   - progress: told the number of objects read so far while the subgraph is collected
+  ///     (every 4,096 objects), for a progress display.
   /// - Returns: the new root, the identity map, and the commit.
   /// - Throws: nothing is written when the call throws.
   ///   ``StoreError/noSuchObject(_:)`` (unknown root), ``StoreError/deletedObject(_:asOf:)``,
@@ -68,8 +70,6 @@ extension EventStore {
   ///   ``StoreError/referenceToDeleted(object:relationship:target:)``, a value of the
   ///   wrong type from an override, the model's validation of the copies, or what an
   ///   override throws.
-  ///   - progress: told the number of objects read so far while the subgraph is collected
-  ///     (every 4,096 objects), for a progress display.
   @discardableResult
   public func clone(
     root: ObjectID,

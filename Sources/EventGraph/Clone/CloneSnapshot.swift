@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
 
-/// What ``EventStore/snapshot(root:asOf:to:withHistory:policy:)`` wrote.
+/// What ``EventStore/snapshot(root:asOf:to:withHistory:policy:progress:)`` wrote.
 public struct SnapshotResult: Sendable, Hashable {
   /// The new store's directory.
   public let path: String
@@ -71,6 +71,8 @@ extension EventStore {
   ///   - path: the new store's directory, which must not exist.
   ///   - withHistory: replay the history, not only the state.
   ///   - policy: copy-policy overrides, as for a clone.
+  ///   - progress: told the number of objects read so far while the subgraph is collected,
+  ///     as for a clone.
   /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` exists, and the errors of
   ///   a clone about the root, the sequence and policy names; nothing is written then.
   ///   When writing fails the half-written directory is removed.

@@ -95,7 +95,10 @@ extension EventStore {
   /// ) { bytes in print(bytes) }
   /// ```
   ///
-  /// - Parameter progress: called now and then with the bytes of input read.
+  /// - Parameters:
+  ///   - input: the JSON Lines to read.
+  ///   - options: the batch size and how the import is recorded (``ImportOptions``).
+  ///   - progress: called now and then with the bytes of input read.
   /// - Throws: ``FormatError`` naming the line and field (a bad line, a reference to no id
   ///   of the input, conflicting claims on a to-one, an export into a store that is not
   ///   empty), or ``StoreError``; the batch at fault writes nothing, earlier ones stay.

@@ -34,7 +34,7 @@ extension EventStore {
   /// Writes a new random key-encryption key to `path` (32 bytes, mode 0600), never
   /// overwriting a file that exists (`eventtool keygen`).
   ///
-  /// - Throws: ``StoreError/Code/wrongKey`` naming the file when it exists or cannot be
+  /// - Throws: ``ErrorCode/wrongKey`` naming the file when it exists or cannot be
   ///   written.
   public static func generateKeyFile(at path: String) throws {
     do {

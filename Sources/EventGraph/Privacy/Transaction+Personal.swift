@@ -74,7 +74,7 @@ extension Transaction {
   /// Seals the values held back for want of a subject, now that the commit's links are
   /// made; called before the commit is validated.
   ///
-  /// - Throws: ``StoreError/Code/noSubject`` for a live object whose subject path still
+  /// - Throws: ``ErrorCode/noSubject`` for a live object whose subject path still
   ///   leads nowhere.
   func sealDeferred() throws {
     let held = deferredPersonal
@@ -147,8 +147,8 @@ extension Transaction {
   /// log.
   ///
   /// - Returns: `false` when the subject was erased before (nothing is recorded).
-  /// - Throws: ``StoreError/Code/noSuchObject`` for an identity never given,
-  ///   ``StoreError/Code/notASubject`` for an object whose personal data belongs to
+  /// - Throws: ``ErrorCode/noSuchObject`` for an identity never given,
+  ///   ``ErrorCode/notASubject`` for an object whose personal data belongs to
   ///   another (named when it can be found).
   @discardableResult
   public func erase(_ subject: ObjectID, reason: String? = nil) throws -> Bool {

@@ -1,8 +1,8 @@
 /// A `Codable` struct read and written as the objects of one entity.
 ///
 /// Each stored property names an attribute or a relationship of the entity: an attribute
-/// as the Swift type of its values (``RecordSchema`` lists them), a to-one relationship as
-/// a ``Ref`` and a to-many one as an array of them. A property whose attribute is optional
+/// as the Swift type of its values (<doc:GettingStarted> has the table), a to-one
+/// relationship as a ``Ref`` and a to-many one as an array of them. A property whose attribute is optional
 /// in the model is an optional in the record.
 ///
 /// ```swift

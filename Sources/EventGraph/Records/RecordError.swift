@@ -1,8 +1,9 @@
 /// Why a record type or a record value does not fit the model: the entity, the property
 /// and the Swift type at fault.
 ///
-/// Thrown at a record type's first use with a model (``RecordSchema``), or when a stored
-/// value cannot be read as the record's type (a `nil` for a non-optional property).
+/// Thrown at a record type's first use with a model, when its properties are checked
+/// against the entity, or when a stored value cannot be read as the record's type (a `nil`
+/// for a non-optional property).
 public struct RecordError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What kind of fault an error is; compare with the constants (`e.code == .missingValue`).
   public typealias Code = ErrorCode<RecordError>

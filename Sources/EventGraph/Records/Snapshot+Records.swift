@@ -92,7 +92,8 @@ extension EventStore {
     try read { try $0.record(id) }
   }
 
-  /// ``Snapshot/fetch(_:where:variables:sortedBy:limit:offset:)`` of records in its own snapshot.
+  /// ``Snapshot/fetch(_:where:variables:sortedBy:limit:offset:)->[Stored<R>]`` of records in its
+  /// own snapshot.
   public func fetch<R: Record>(
     _ type: R.Type, where predicate: String? = nil, variables: [String: Value] = [:],
     sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0

@@ -29,7 +29,7 @@ extension Transaction {
   /// The entity's properties the record type does not have are left as they are.
   ///
   /// - Throws: ``StoreError/noSuchObject(_:)`` when the object is not a live object of the
-  ///   record's entity (or a sub-entity), and the errors of ``insert(_:)``.
+  ///   record's entity (or a sub-entity), and the errors of ``insert(_:)->Ref<R>``.
   public func update<R: Record>(_ id: Ref<R>, _ record: R) throws {
     try checkOpen()
     let schema = try RecordSchema.of(R.self, in: model)

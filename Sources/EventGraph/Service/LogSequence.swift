@@ -40,7 +40,7 @@ extension EventStore {
   /// }
   /// ```
   ///
-  /// - Throws (while iterating): ``StoreError/Code/versionChanged`` when the store moved to
+  /// - Throws (while iterating): ``ErrorCode/versionChanged`` when the store moved to
   ///   a version not made from the followed one (a rollback, two upcasts in a row),
   ///   `CancellationError`, read errors.
   public func followLog(after sequence: UInt64 = 0) -> LogSequence {

@@ -23,9 +23,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
   public let key: String?
   /// The consumer or projection name at fault.
   public let name: String?
-  /// The store directory (``Code/storeClosed``).
+  /// The store directory (``ErrorCode/storeClosed``).
   public let path: String?
-  /// The first commit that carried the key (``Code/alreadyCommitted``).
+  /// The first commit that carried the key (``ErrorCode/alreadyCommitted``).
   public let commit: CommitInfo?
 
   private init(

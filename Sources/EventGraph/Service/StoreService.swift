@@ -8,7 +8,7 @@ import Synchronization
 /// It holds the writer thread and its queue, the notifier that wakes followers of the log,
 /// the consumers' positions and the projections registered for inline maintenance. One per
 /// ``EventStore``; threads start on first use.
-final class StoreService: CommitObserver {
+final class StoreService: Sendable {
   let env: Environment
   let dbs: StoreDatabases
   let model: Model
@@ -17,8 +17,10 @@ final class StoreService: CommitObserver {
   let queue = WriteQueue()
   /// Where the writer hands its callers' outcomes, to be resumed off its thread.
   let completions = DispatchQueue(label: "EventGraph commit completions")
-  let notifier: LogNotifier
-  let projections = ProjectionRegistry()
+  /// The inline projections and the notifier, which the writer tells of every commit.
+  let followers: CommitFollowers
+  var notifier: LogNotifier { followers.notifier }
+  var projections: ProjectionRegistry { followers.projections }
   private let writer = Locked<WriterThread?>(nil)
   /// Write transactions the writer thread has committed (each one batch), for benchmarks.
   private let batches = Atomic<Int>(0)
@@ -28,16 +30,15 @@ final class StoreService: CommitObserver {
   /// The writer thread's path to the log.
   let commits: CommitWriter
 
-  init(commits: CommitWriter, readOnly: Bool) {
+  init(commits: CommitWriter, followers: CommitFollowers, readOnly: Bool) {
     self.commits = commits
+    self.followers = followers
     let (env, dbs, model) = (commits.env, commits.dbs, commits.model)
     self.env = env
     self.dbs = dbs
     self.model = model
     self.path = commits.path
     self.readOnly = readOnly
-    self.notifier = Self.notifier(env: env, dbs: dbs, model: model, path: path)
-    commits.observe(with: self)
   }
 
   /// A notifier of `dbs`'s log, which also wakes its followers when the store switches
@@ -73,18 +74,6 @@ final class StoreService: CommitObserver {
   var batchesCommitted: Int { batches.load(ordering: .relaxed) }
 
   func countBatch() { batches.add(1, ordering: .relaxed) }
-
-  // MARK: - Following commits
-
-  /// The inline projections follow each commit of this store in its transaction.
-  func appended(_ info: CommitInfo, of tx: Transaction?, in batch: CommitBatch) throws {
-    try projections.applyInline(after: info, of: tx, in: batch)
-  }
-
-  /// Followers of the log wake once the commits are in.
-  func committed(through lastSequence: UInt64) {
-    notifier.committed(lastSequence: lastSequence)
-  }
 
   // MARK: - Consumers' positions
 

@@ -1,4 +1,3 @@
-import EventGraphLocking
 import Foundation
 import LMDB
 
@@ -24,20 +23,19 @@ final class CommitWriter: Sendable {
   let model: Model
   let path: String
 
-  /// What follows this log's commits (the store's service), told by every batch of
-  /// ``run(_:)``; held weakly, as the service holds this writer.
-  private let observer = Locked<WeakObserver>(WeakObserver())
+  /// What follows this log's commits (the store's inline projections and notifier), told by
+  /// every batch of ``run(_:)``; `nil` for a writer nothing follows (a rebuild at open).
+  ///
+  /// Fixed at creation and held strongly: the observer refers to neither this writer nor
+  /// the service, so no cycle needs breaking, and no commit pays for a lock or a weak load.
+  let observer: (any CommitObserver)?
 
-  init(env: Environment, dbs: StoreDatabases, model: Model, path: String) {
+  init(env: Environment, dbs: StoreDatabases, model: Model, path: String, observer: (any CommitObserver)? = nil) {
     self.env = env
     self.dbs = dbs
     self.model = model
     self.path = path
-  }
-
-  /// Makes `observer` the one told of every commit appended to this log from now on.
-  func observe(with observer: any CommitObserver) {
-    self.observer.withLock { $0.value = observer }
+    self.observer = observer
   }
 
   /// Runs `body` in one write transaction and commits it.
@@ -55,7 +53,7 @@ final class CommitWriter: Sendable {
       let txn = WriteHandle(try env.beginWrite())
       do {
         let batch = CommitBatch(handle: txn, dbs: dbs, model: model, path: path)
-        batch.observer = observer.withLock { $0.value }
+        batch.observer = observer
         // The batch, and what shares its transaction, end with it whatever happens (the
         // transaction is aborted here unless committed).
         defer {
@@ -80,8 +78,8 @@ final class CommitWriter: Sendable {
   }
 }
 
-/// What follows the commits of one store's log — the store's service, for its inline
-/// projections and the followers it wakes — told of each by the batch that appends it,
+/// What follows the commits of one store's log — its inline projections and the followers
+/// its notifier wakes (``CommitFollowers``) — told of each by the batch that appends it,
 /// whichever writer runs the batch (``EventStore/write(metadata:_:)``, the writer thread,
 /// clone, snapshot, append, import).
 protocol CommitObserver: AnyObject, Sendable {
@@ -91,11 +89,6 @@ protocol CommitObserver: AnyObject, Sendable {
   func appended(_ info: CommitInfo, of tx: Transaction?, in batch: CommitBatch) throws
   /// Called once the write transaction holding commits up to `lastSequence` is committed.
   func committed(through lastSequence: UInt64)
-}
-
-/// A ``CommitObserver`` not kept alive by the writer that tells it.
-private struct WeakObserver: Sendable {
-  weak var value: (any CommitObserver)?
 }
 
 /// The log's end: the last commit's number and its last event's sequence (0 and 0 when empty).

@@ -29,6 +29,7 @@ extension EventStore {
   /// A copy that fails to be written (a full disk) is removed.
   ///
   /// - Parameters:
+  ///   - directory: where the copy goes: missing or empty.
   ///   - compact: leave out the free pages (LMDB's compacting copy), which makes a smaller
   ///     copy at the cost of renumbering its pages.
   ///   - progress: events verified so far.

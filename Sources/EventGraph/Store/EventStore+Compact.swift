@@ -44,18 +44,19 @@ extension EventStore {
   /// No process may have the store open, this one included: a process that has it open
   /// keeps reading and writing the file it mapped, which the rename leaves behind. That is
   /// checked with the lock every LMDB process holds on `lock.mdb` while it has the store
-  /// open (``EnvironmentLock``), at the start and again, holding that lock, for the swap;
+  /// open (LMDB's `EnvironmentLock`), at the start and again, holding that lock, for the swap;
   /// a writer that came and went while the copy was made is found by the last transaction
   /// of the data file having changed. Killed at any moment, it leaves either the old file
   /// or the new one (the dropped versions, when asked for, are dropped in a transaction of
   /// their own first).
   ///
   /// - Parameters:
+  ///   - path: the store's directory.
   ///   - dropVersionsBefore: drop every model version below this one first (its log, its
   ///     projections and its consumers' positions). The active version is never dropped.
   ///   - droppingRollbackVersion: allow dropping the version a rollback would go back to.
   /// - Throws: ``MaintenanceError`` when the store is in use or a version may not be
-  ///   dropped; ``LMDBError`` for a failed copy (a full disk); the store's errors. The store
+  ///   dropped; `LMDBError` for a failed copy (a full disk); the store's errors. The store
   ///   is unchanged then, but for the versions dropped.
   public static func compact(
     at path: String, dropVersionsBefore: Int? = nil, droppingRollbackVersion: Bool = false

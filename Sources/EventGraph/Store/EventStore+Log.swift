@@ -162,7 +162,7 @@ extension EventStore {
   }
 
   /// Writes a checkpoint alone (with a commit, use ``Transaction/setCheckpoint(_:)`` or
-  /// ``appendCommitRecords(_:checkpoint:)``).
+  /// ``appendCommitRecords(_:version:checkpoint:)``).
   public func setCheckpoint(_ checkpoint: Checkpoint) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in try batch.setCheckpoint(checkpoint) }
@@ -351,8 +351,10 @@ extension EventStore {
   /// Writes a consistent copy of the store into the existing, empty directory `directory`,
   /// while other writers keep committing (the copy is the store as of one commit).
   ///
-  /// - Parameter compact: leave out free pages, renumbering the copy's pages (LMDB's
-  ///   compacting copy).
+  /// - Parameters:
+  ///   - directory: where the copy goes: an existing, empty directory.
+  ///   - compact: leave out free pages, renumbering the copy's pages (LMDB's compacting
+  ///     copy).
   public func copy(to directory: String, compact: Bool = false) throws {
     try env.copy(to: directory, compact: compact)
   }

@@ -10,8 +10,8 @@ import LMDB
 ///
 /// A **replica** takes commit records only through
 /// ``EventStore/appendCommitRecords(_:version:checkpoint:)`` and refuses every other write
-/// with ``StoreError/Code/replica``; a **fenced** store was the primary until another store
-/// took over the stream, and refuses writes with ``StoreError/Code/fenced``.
+/// with ``ErrorCode/replica``; a **fenced** store was the primary until another store
+/// took over the stream, and refuses writes with ``ErrorCode/fenced``.
 public struct ReplicationRole: Sendable, Hashable {
   public enum Kind: String, Sendable, Hashable {
     case primary, replica, fenced

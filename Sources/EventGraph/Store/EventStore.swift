@@ -25,7 +25,7 @@ public struct StoreOptions: Sendable {
   public var fileReserve: Int
   /// Check every page of the store's file before opening it.
   ///
-  /// A damaged file is then reported (``StoreError/Code/damaged``) instead of faulting a
+  /// A damaged file is then reported (``ErrorCode/damaged``) instead of faulting a
   /// read; the command-line tool always checks. Reading the whole file costs time in proportion to its size, so a
   /// service that opens its store once may prefer `eventtool verify` on a schedule. The
   /// file's length and meta pages are checked at every open.
@@ -81,6 +81,13 @@ public struct CommitResult<Value> {
   /// Whether the idempotency key was already in the store: nothing was appended and
   /// ``commit`` describes the first commit.
   public let isDuplicate: Bool
+
+  @usableFromInline
+  init(commit: CommitInfo?, value: Value?, isDuplicate: Bool) {
+    self.commit = commit
+    self.value = value
+    self.isDuplicate = isDuplicate
+  }
 }
 
 extension CommitResult: Sendable where Value: Sendable {}
@@ -242,9 +249,10 @@ public final class EventStore: Sendable {
     self.options = options
     self.storeID = id
     self.predecessor = nil
-    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path)
+    let followers = CommitFollowers(env: env, dbs: dbs, model: model, path: path)
+    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path, observer: followers)
     self.commits = commits
-    self.service = StoreService(commits: commits, readOnly: options.readOnly)
+    self.service = StoreService(commits: commits, followers: followers, readOnly: options.readOnly)
   }
 
   /// A handle at `version` sharing `predecessor`'s environment (``atActiveVersion()``).
@@ -260,9 +268,10 @@ public final class EventStore: Sendable {
     self.options = predecessor.options
     self.storeID = predecessor.storeID
     self.registryKey = predecessor.registryKey
-    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path)
+    let followers = CommitFollowers(env: env, dbs: dbs, model: model, path: path)
+    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path, observer: followers)
     self.commits = commits
-    self.service = StoreService(commits: commits, readOnly: options.readOnly)
+    self.service = StoreService(commits: commits, followers: followers, readOnly: options.readOnly)
     acknowledger.withLock { $0 = predecessor.acknowledger.withLock { $0 } }
   }
 
@@ -271,7 +280,7 @@ public final class EventStore: Sendable {
   /// LMDB environment twice).
   ///
   /// After a switch (an upcast, a following upcast's switch, a rollback) this handle's
-  /// commits are refused with ``StoreError/Code/versionChanged``; a service moves its
+  /// commits are refused with ``ErrorCode/versionChanged``; a service moves its
   /// callers to the handle this returns. This handle stays open for reads of its version
   /// while the new one lives.
   ///
@@ -370,8 +379,8 @@ public final class EventStore: Sendable {
   ///
   /// - Returns: the commit and what `body` returned (`nil` only for a retry).
   /// - Throws: what `body` throws, ``StoreError`` (validation names the object and
-  ///   property), ``ServiceError/invalidIdempotencyKey(_:)``, or ``LMDBError``.
-  @discardableResult
+  ///   property), ``ServiceError/invalidIdempotencyKey(_:)``, or `LMDBError`.
+  @inlinable @discardableResult
   public func write<R>(metadata: CommitMetadata = .init(), _ body: (Transaction) throws -> R) throws -> CommitResult<R>
   {
     try write(metadata: metadata, time: nil, body)
@@ -379,32 +388,47 @@ public final class EventStore: Sendable {
 
   /// ``write(metadata:_:)`` with the commit stamped `time` instead of now (tests that need
   /// the same bytes from every run).
-  @discardableResult
+  ///
+  /// Inlinable, as the public one: the work is done by ``writeCommit(metadata:time:_:)``,
+  /// which is not generic, and the caller's value is kept here, where `R` is known. A
+  /// generic body would look up the metadata of `CommitResult<R>` and `R?` at run time on
+  /// every commit.
+  @inlinable @discardableResult
   func write<R>(metadata: CommitMetadata = .init(), time: Date?, _ body: (Transaction) throws -> R) throws
     -> CommitResult<R>
   {
+    var value: R?
+    let (commit, isDuplicate) = try writeCommit(metadata: metadata, time: time) { value = try body($0) }
+    return CommitResult(commit: commit, value: value, isDuplicate: isDuplicate)
+  }
+
+  /// One commit of `body`'s changes, or the first commit of a repeated idempotency key
+  /// (`body` not run; `isDuplicate`).
+  @usableFromInline
+  func writeCommit(metadata: CommitMetadata, time: Date?, _ body: (Transaction) throws -> Void) throws
+    -> (commit: CommitInfo?, isDuplicate: Bool)
+  {
     if options.readOnly { throw StoreError.readOnly(path: path) }
-    let (result, id) = try commits.run { batch, _ in
+    let (commit, isDuplicate, id) = try commits.run { batch, _ in
       let id = batch.handle.transactionID
       // Taken, not read: a transaction that does not commit leaves nothing to trust.
       let last = lastCommit.withLock { $0.take() }.flatMap { $0.transaction &+ 1 == id ? $0 : nil }
       // The last commit passed these checks, and nothing was written since.
       if let last { batch.logEnd = last.logEnd } else { try batch.checkWritable() }
       if let key = metadata.idempotencyKey, let first = try batch.firstCommit(withKey: key) {
-        return (CommitResult<R>(commit: first, value: nil, isDuplicate: true), id)
+        return (first as CommitInfo?, true, id)
       }
       let tx = batch.transaction(metadata: metadata)
       defer { tx.close() }
-      let value = try body(tx)
-      let info = try batch.commit(tx, time: time)
-      return (CommitResult(commit: info, value: value, isDuplicate: false), id)
+      try body(tx)
+      return (try batch.commit(tx, time: time), false, id)
     }
-    if let info = result.commit, !result.isDuplicate {
+    if let info = commit, !isDuplicate {
       lastCommit.withLock {
         $0 = LastCommit(transaction: id, logEnd: LogEnd(commit: info.number, sequence: info.lastSequence))
       }
     }
-    return result
+    return (commit, isDuplicate)
   }
 
   /// How many batches (write transactions) the service's writer thread has committed, for

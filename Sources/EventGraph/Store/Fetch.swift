@@ -189,7 +189,7 @@ extension Snapshot {
 }
 
 extension EventStore {
-  /// ``Snapshot/fetch(_:where:sortedBy:limit:offset:)`` in its own snapshot.
+  /// ``Snapshot/fetch(_:where:variables:sortedBy:limit:offset:)->FetchResult`` in its own snapshot.
   public func fetch(
     _ entity: String, where predicate: String? = nil, variables: [String: Value] = [:],
     sortedBy sort: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0

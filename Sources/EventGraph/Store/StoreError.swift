@@ -23,44 +23,44 @@ public struct StoreError: RemediedError, Sendable, Hashable {
   public let code: Code
   /// The store directory.
   public let path: String?
-  /// The entity at fault; for ``Code/wrongDestination``, the entity expected.
+  /// The entity at fault; for ``ErrorCode/wrongDestination``, the entity expected.
   public let entity: String?
   /// The object at fault, as `Entity/12`.
   public let object: String?
   /// The attribute or relationship at fault.
   public let property: String?
-  /// The object a relationship leads to; for ``Code/modelMismatch``, the target's model;
-  /// for ``Code/replica`` and ``Code/fenced``, the replication stream.
+  /// The object a relationship leads to; for ``ErrorCode/modelMismatch``, the target's model;
+  /// for ``ErrorCode/replica`` and ``ErrorCode/fenced``, the replication stream.
   public let target: String?
-  /// The inverse relationship (``Code/referenceWouldMove``).
+  /// The inverse relationship (``ErrorCode/referenceWouldMove``).
   public let inverse: String?
-  /// This store's model (``Code/modelMismatch``).
+  /// This store's model (``ErrorCode/modelMismatch``).
   public let source: String?
   /// What is wrong, in words.
   public let detail: String?
-  /// The version found: the store format (``Code/newerFormat``), the model version asked
-  /// for (``Code/unknownModelVersion``) or now active (``Code/versionChanged``).
+  /// The version found: the store format (``ErrorCode/newerFormat``), the model version asked
+  /// for (``ErrorCode/unknownModelVersion``) or now active (``ErrorCode/versionChanged``).
   public let version: Int?
-  /// The version expected: the newest store format read (``Code/newerFormat``) or the
-  /// model version the store was opened at (``Code/versionChanged``).
+  /// The version expected: the newest store format read (``ErrorCode/newerFormat``) or the
+  /// model version the store was opened at (``ErrorCode/versionChanged``).
   public let expectedVersion: Int?
-  /// The position asked for (``Code/invalidPosition``).
+  /// The position asked for (``ErrorCode/invalidPosition``).
   public let position: Int?
-  /// The number of targets there are (``Code/invalidPosition``).
+  /// The number of targets there are (``ErrorCode/invalidPosition``).
   public let count: Int?
-  /// The sequence asked for (``Code/sequenceBeyondLog``, ``Code/deletedObject``).
+  /// The sequence asked for (``ErrorCode/sequenceBeyondLog``, ``ErrorCode/deletedObject``).
   public let sequence: UInt64?
-  /// The last sequence of the log (``Code/sequenceBeyondLog``), or of the commit that holds
-  /// ``sequence`` (``Code/sequenceInsideCommit``).
+  /// The last sequence of the log (``ErrorCode/sequenceBeyondLog``), or of the commit that holds
+  /// ``sequence`` (``ErrorCode/sequenceInsideCommit``).
   public let lastSequence: UInt64?
-  /// The commit asked for (``Code/commitBeyondLog``) or holding ``sequence``
-  /// (``Code/sequenceInsideCommit``).
+  /// The commit asked for (``ErrorCode/commitBeyondLog``) or holding ``sequence``
+  /// (``ErrorCode/sequenceInsideCommit``).
   public let commit: UInt64?
-  /// The first sequence of ``commit`` (``Code/sequenceInsideCommit``).
+  /// The first sequence of ``commit`` (``ErrorCode/sequenceInsideCommit``).
   public let firstSequence: UInt64?
-  /// LMDB's error (``Code/lmdb``).
+  /// LMDB's error (``ErrorCode/lmdb``).
   public let lmdb: LMDBError?
-  /// The rule of the model a commit broke, for ``Code/validation``.
+  /// The rule of the model a commit broke, for ``ErrorCode/validation``.
   ///
   /// A denied delete, a value out of range, a failed regular expression and a missing
   /// required value each have their own: a service tells them apart without the message.
@@ -349,7 +349,7 @@ extension StoreError {
 
 extension StoreError {
   /// The error a store reports for LMDB's `e`: a projection entry that fails its checksum
-  /// becomes ``Code/projectionDamaged``, saying that a rebuild recovers it; anything else
+  /// becomes ``ErrorCode/projectionDamaged``, saying that a rebuild recovers it; anything else
   /// stays as it is.
   static func reporting(_ e: LMDBError, path: String) -> any Error {
     guard let damage = e.damage, let db = damage.database, !db.hasPrefix("log."), db != "meta", db != "models" else {

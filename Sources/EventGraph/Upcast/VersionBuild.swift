@@ -52,8 +52,10 @@ public final class VersionBuild {
 
   /// Opens (creating) the databases of a chain of steps from the store's active version.
   ///
-  /// - Parameter steps: each step's destination model, and whether it keeps the way back
-  ///   from destination to source in its associations (Swift policies read it).
+  /// - Parameters:
+  ///   - store: the store to upcast.
+  ///   - steps: each step's destination model, and whether it keeps the way back from
+  ///     destination to source in its associations (Swift policies read it).
   public init(store: EventStore, steps: [(destination: Model, keepsReverse: Bool)]) throws {
     guard let lastStep = steps.last else { throw VersionBuildError("an upcast needs a mapping") }
     self.store = store
@@ -102,8 +104,11 @@ public final class VersionBuild {
 
   /// Starts afresh, or finds the checkpoint of an interrupted build with this fingerprint.
   ///
-  /// - Parameter discardingNewerCommits: start afresh even though the destination version
-  ///   has commits of its own (written after an earlier upcast, then rolled back).
+  /// - Parameters:
+  ///   - fingerprint: the chain's ``fingerprint(_:)``; a checkpoint with another one is
+  ///     not resumed.
+  ///   - discardingNewerCommits: start afresh even though the destination version has
+  ///     commits of its own (written after an earlier upcast, then rolled back).
   /// - Returns: whether it resumes.
   public func start(fingerprint: String, discardingNewerCommits: Bool) throws -> Bool {
     started = (fingerprint, discardingNewerCommits)
@@ -210,11 +215,11 @@ public final class VersionBuild {
   /// read or the log ends, each through every step (`migrate` is called once per commit and
   /// step, in order); then the checkpoint; at the end of the log, the switch to the
   /// destination version when `switching` (a following upcast passes `false`: it keeps
-  /// the destination caught up and switches only when asked, ``requestSwitch(_:to:)``).
+  /// the destination caught up and switches only when asked, `requestSwitch(_:to:)`).
   ///
   /// The end of the log is found with the writer lock held, so the last catch-up and the
   /// switch are one transaction: a source commit is either in it or, coming after it,
-  /// refused (``StoreError/Code/versionChanged``).
+  /// refused (``ErrorCode/versionChanged``).
   ///
   /// - Throws: what `migrate` throws, the store's errors.
   public func runBatch(maxEvents: Int, switching: Bool = true, _ migrate: (UpcastStep) throws -> Void) throws

@@ -18,8 +18,20 @@ extension EventStore {
   ///   control: FollowControl(switchWhenCaughtUp: true))
   /// ```
   ///
-  /// - Parameter options: how the store is opened (its key-encryption key, for personal
-  ///   data).
+  /// - Parameters:
+  ///   - path: the store's directory.
+  ///   - models: the versions to go through, in order; the last is the destination.
+  ///   - mappings: the written mappings, placed by their `source` version; a step with none
+  ///     is inferred.
+  ///   - policies: the Swift migration policies the mappings name.
+  ///   - mappingFiles: the files `mappings` were read from, in the same order, for errors.
+  ///   - modelFiles: the files `models` were read from, in the same order, for errors.
+  ///   - batchEvents: source events per LMDB transaction (and checkpoint); 10,000 by default.
+  ///   - discardingNewerCommits: start again even though the destination version has
+  ///     commits of its own (written after an earlier upcast, then rolled back): they are
+  ///     lost.
+  ///   - options: how the store is opened (its key-encryption key, for personal data).
+  ///   - control: when to switch the store to the new version, and when to stop.
   /// - Throws: ``MigrationError`` (another upcast building the store, a refused resume),
   ///   ``MappingError``, the store's errors.
   public static func followingUpcast(
@@ -32,7 +44,7 @@ extension EventStore {
       batchEvents: batchEvents, discardingNewerCommits: discardingNewerCommits, control: control)
   }
 
-  /// ``followingUpcast(at:through:mappings:policies:mappingFiles:modelFiles:batchEvents:discardingNewerCommits:control:)``
+  /// ``followingUpcast(at:through:mappings:policies:mappingFiles:modelFiles:batchEvents:discardingNewerCommits:options:control:)``
   /// on this handle: a service runs it on a thread of its own beside its commits (LMDB's
   /// writer lock takes turns between its batches and the service's).
   public func followingUpcast(

@@ -18,10 +18,20 @@ extension EventStore {
   /// ```
   ///
   /// - Parameters:
+  ///   - path: the store's directory.
+  ///   - model: the destination model.
+  ///   - mapping: the mapping from the store's active version to `model`; `nil` to infer it.
+  ///   - policies: the Swift migration policies the mapping names.
+  ///   - mappingFile: the file `mapping` was read from, for errors.
   ///   - dryRun: migrate a copy in a temporary directory and leave the store untouched;
   ///     the report then comes with a sample of the result.
+  ///   - batchEvents: source events per LMDB transaction (and checkpoint); 10,000 by default.
+  ///   - discardingNewerCommits: upcast again even though the destination version has
+  ///     commits of its own (written after an earlier upcast, then rolled back): they are
+  ///     lost. Without it such an upcast is refused.
   ///   - options: how the store is opened: its key-encryption key for a store of personal
-  ///     data (``StoreOptions/keyFile``), whose upcast writes sealed values.
+  ///     data (`StoreOptions.keyFile`), whose upcast writes sealed values.
+  ///   - progress: called with the number of source events read so far.
   /// - Throws: ``MappingError`` (before anything is written), ``MigrationError`` naming the
   ///   source commit, mapping and object, or the store's errors. The store stays usable at
   ///   its old version.
@@ -42,17 +52,22 @@ extension EventStore {
   /// projections; only the last version gets a log.
   ///
   /// - Parameters:
+  ///   - path: the store's directory.
   ///   - models: the versions to go through, in order; the last is the destination.
   ///   - mappings: the written mappings, placed by their `source` version; a step with none
   ///     is inferred.
+  ///   - policies: the Swift migration policies the mappings name.
   ///   - mappingFiles: the files `mappings` were read from, in the same order, for errors.
   ///   - modelFiles: the files `models` were read from, in the same order: an inferred
   ///     step's errors name the file of its destination model.
+  ///   - dryRun: migrate a copy in a temporary directory and leave the store untouched;
+  ///     the report then comes with a sample of the result.
   ///   - batchEvents: source events per LMDB transaction (and checkpoint); 10,000 by default.
   ///   - discardingNewerCommits: upcast again even though the destination version has
   ///     commits of its own (written after an earlier upcast, then rolled back): they are
   ///     lost. Without it such an upcast is refused.
   ///   - options: how the store is opened (its key-encryption key, for personal data).
+  ///   - progress: called with the number of source events read so far.
   public static func upcast(
     at path: String, through models: [Model], mappings: [MappingModel], policies: PolicyRegistry = .init(),
     mappingFiles: [String] = [], modelFiles: [String] = [], dryRun: Bool = false, batchEvents: Int? = nil,

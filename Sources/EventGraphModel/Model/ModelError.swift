@@ -25,7 +25,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
   public let property: String?
   /// The name that is wrong: a missing parent, destination or inverse, or an invalid name.
   public let name: String?
-  /// The model file (``Code/invalidFile``).
+  /// The model file (``ErrorCode/invalidFile``).
   public let file: String?
   /// What is wrong, in words.
   public let detail: String?

@@ -3,9 +3,8 @@ import Foundation
 /// The rules an attribute's values keep beyond their type, as Core Data's attribute
 /// validation has them: a range of values, a range of lengths, a regular expression.
 ///
-/// Checked on every object a commit touched (``Validator``), by the store and the upcast
-/// alike; a value that breaks one refuses the commit, naming the object, the attribute and
-/// the rule.
+/// Checked on every object a commit touched, by the store and the upcast alike; a value
+/// that breaks one refuses the commit, naming the object, the attribute and the rule.
 public struct ValueRules: Sendable, Hashable {
   /// The smallest value allowed, of the attribute's type (numbers and dates).
   public let minValue: Value?

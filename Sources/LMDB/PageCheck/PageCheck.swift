@@ -39,6 +39,7 @@ public enum PageCheck {
   /// Checks the file at `dataFile` as LMDB would open it (the valid meta page with the
   /// higher transaction).
   ///
+  /// - Parameter dataFile: the path of the environment's data file (`data.mdb`).
   /// - Parameter full: walk every tree; otherwise only the meta pages and the file's length.
   /// - Returns: the meta page the file opens at.
   /// - Throws: ``FileDamage`` naming the page and database at fault.
@@ -47,7 +48,7 @@ public enum PageCheck {
   ///   which also finds a changed key that kept its place in the key order.
   /// - Parameter snapshot: the transaction whose trees to walk, one a read transaction of
   ///   this process holds open (so that no writer reuses their pages meanwhile); its meta
-  ///   page gone from the file (two commits since) throws ``SnapshotOverwritten``.
+  ///   page gone from the file (two commits since) throws `SnapshotOverwritten`.
   @discardableResult
   public static func check(
     dataFile: String, full: Bool = true, checksummed: (String) -> Bool = { _ in false }, snapshot: UInt64? = nil
