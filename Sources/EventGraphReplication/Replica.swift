@@ -63,9 +63,7 @@ public final class Replica: Sendable {
     // Made beside `path` and renamed into place once it is a replica, so that a creation
     // killed midway leaves no store without its role (a later run starts again).
     let fm = FileManager.default
-    guard !fm.fileExists(atPath: path) || ((try? fm.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
-      throw StoreError.alreadyExists(path: path)
-    }
+    try EventStore.checkCreatable(at: path)
     let staging = path + ".replica-in-progress"
     try? fm.removeItem(atPath: staging)
     do {

@@ -128,7 +128,9 @@ struct CloneBadInputTests {
       try f.store.clone(root: f.seed.company, overrides: ["Company.founded": .value(.binary([1]))])
     } throws: { error in
       guard let e = error as? StoreError, e.code == .wrongType else { return false }
-      return e.property == "founded"
+      // The copy is named by its original: its identity was never committed.
+      return e.property == "founded" && e.object?.origin == .copy(of: f.seed.company)
+        && e.description.hasPrefix("the copy of Company/\(f.seed.company.rawValue).founded: ")
     }
     try f.expectUnchanged()
   }

@@ -95,10 +95,7 @@ struct DomainErrorTests {
       .referenceToDeleted(object: "Company/1", relationship: "boss", target: "Person/2"), .referenceToDeleted,
       "Company/1.boss: Person/2 has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
     ),
-    (
-      .lmdb(LMDBError(code: LMDBError.mapFull.code, operation: "put")), .lmdb,
-      "LMDB put failed: MDB_MAP_FULL: Environment mapsize limit reached (code -30792)"
-    ),
+    (.invalidIdentity("Person-7"), .invalidIdentity, "no object 'Person-7' (an identity is written Entity/N)"),
   ]
 
   static let modelErrors: [(ModelError, ModelError.Code, String)] = [
@@ -219,11 +216,15 @@ struct DomainErrorTests {
     #expect(ServiceError.invalidName("a:b") != .projectionAlreadyRegistered("a:b"))
   }
 
-  @Test("the fields say where, for a catch that matches on the code")
+  @Test("the context says where, in the shape of the code, for a catch that matches on the code")
   func fields() {
     let e = StoreError.validation(object: "Team/3", property: "members", rule: .minCount, message: "needs at least 2")
-    #expect(e.object == "Team/3" && e.property == "members" && e.detail == "needs at least 2" && e.rule == .minCount)
-    #expect(e.path == nil && e.entity == nil)
+    #expect(e.context == .rule("Team/3", property: "members", rule: .minCount, problem: "needs at least 2"))
+    #expect(e.object == "Team/3" && e.object?.id == ObjectID(3) && e.object?.entity == "Team")
+    #expect(e.property == "members" && e.path == nil)
+    let u = StoreError.notUnique(
+      object: "Player/4", entity: "Player", attributes: ["club", "number"], value: "(1, 7)", holder: "Player/2")
+    #expect(u.object == "Player/4" && u.property == "club, number")
     let m = ModelError.unknownDestination(entity: "Person", relationship: "car", destination: "Car")
     #expect(m.entity == "Person" && m.property == "car" && m.name == "Car")
     let s = ServiceError.alreadyCommitted(key: "order-1", commit: Self.commit)

@@ -192,7 +192,8 @@ struct PrivacyTests {
       Issue.record("a wrong key opened the store")
     } catch let e as StoreError {
       #expect(e.code == .wrongKey)
-      #expect(e.target == other)
+      guard case .key(let file, _) = e.context else { throw e }
+      #expect(file == other)
     }
     #expect(throws: StoreError.self) { try EventStore.create(at: dir + "/new", model: try Self.model()) }
   }

@@ -298,7 +298,9 @@ struct StoreTests {
       try store.write { tx throws in _ = try tx.insert("AddressBook", ["firstName": .string("only")]) }
     } throws: { error in
       guard let e = error as? StoreError, e.code == .validation else { return false }
-      return e.object?.hasPrefix("AddressBook/") == true && e.property == "lastName"
+      // An object of the refused commit is named by its insert: its identity goes to the next.
+      return e.object?.entity == "AddressBook" && e.object?.origin == .inserted(1) && e.property == "lastName"
+        && e.description.hasPrefix("new AddressBook 1 of the commit.lastName: ")
     }
     // A wrong type is refused at once.
     #expect(throws: StoreError.self) {
@@ -446,7 +448,7 @@ struct OpeningTests {
       _ = try EventStore(path: path)
     } throws: { error in
       guard let e = error as? StoreError, e.code == .newerFormat else { return false }
-      return e.version == 99 && e.expectedVersion == EventStore.formatVersion
+      return e.context == .format(found: 99, supported: EventStore.formatVersion)
     }
   }
 

@@ -60,11 +60,14 @@ struct UniquenessPropertyTests {
       case .success: accepted += 1
       case .failure(let e as StoreError) where e.code == .notUnique:
         refused += 1
-        // The holder it names is alive, or was made by the refused commit itself.
+        // The holder it names is alive, or was made by the refused commit itself, and then
+        // named as new: its identity was never committed.
         let holder = try #require(e.target)
-        let alive = try store.read { s in (try? s.resolve(holder)).map { _ in true } ?? false }
-        #expect(
-          alive || made.contains { "\($0.rawValue)" == holder.split(separator: "/").last.map(String.init) }, "\(e)")
+        if holder.origin == nil {
+          #expect(try store.read { s in try s.object(holder.id) != nil }, "\(e)")
+        } else {
+          #expect(made.contains(holder.id) && "\(holder)".hasPrefix("new "), "\(e)")
+        }
       case .failure(let e as StoreError) where e.code == .validation || e.code == .noSuchObject: continue
       case .failure(let e): Issue.record("unexpected \(e)")
       }

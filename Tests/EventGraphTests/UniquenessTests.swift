@@ -47,8 +47,13 @@ struct UniquenessTests {
     let momo = try store.write { tx in try tx.insert("Person", ["handle": .string("momo")]) }.value!
     let e = try #require(Self.refusal(store) { tx in _ = try tx.insert("Person", ["handle": .string("momo")]) })
     #expect(e.code == .notUnique)
-    #expect(e.description == "Person/2: uniqueness constraint [handle] of Person: 'momo' is already held by Person/1")
+    #expect(
+      e.description
+        == "new Person 1 of the commit: uniqueness constraint [handle] of Person: 'momo' is already held by Person/1")
     #expect(try store.read { try $0.objects(of: "Person") } == [momo])
+    // The identity the refused object would have had goes to the next object: the error never named it.
+    let next = try store.write { tx in try tx.insert("Person", ["handle": .string("nana")]) }.value!
+    #expect(next.rawValue == momo.rawValue + 1 && e.object?.id == next)
     // Canonically equal strings are one value.
     try store.write { tx in try tx.set(momo, "handle", .string("caf\u{E9}")) }
     #expect(Self.refusal(store) { tx in _ = try tx.insert("Person", ["handle": .string("cafe\u{301}")]) } != nil)
@@ -61,7 +66,8 @@ struct UniquenessTests {
     try store.write { tx in _ = try tx.insert("Person", ["club": .string("A"), "number": .int32(7)]) }
     let e = Self.refusal(store) { tx in _ = try tx.insert("Person", ["club": .string("A"), "number": .int32(7)]) }
     #expect(
-      e?.description == "Person/2: uniqueness constraint [club, number] of Person: ('A', 7) is already held by Person/1"
+      e?.description
+        == "new Person 1 of the commit: uniqueness constraint [club, number] of Person: ('A', 7) is already held by Person/1"
     )
     #expect(
       Self.refusal(store) { tx in _ = try tx.insert("Person", ["club": .string("B"), "number": .int32(7)]) } == nil)
@@ -120,11 +126,12 @@ struct UniquenessTests {
     try store.write { tx in _ = try tx.insert("Person", ["handle": .string("boss")]) }
     let e = Self.refusal(store) { tx in _ = try tx.insert("Employee", ["handle": .string("boss"), "badge": .int64(1)]) }
     #expect(
-      e?.description == "Employee/2: uniqueness constraint [handle] of Person: 'boss' is already held by Person/1")
+      e?.description
+        == "new Employee 1 of the commit: uniqueness constraint [handle] of Person: 'boss' is already held by Person/1")
     try store.write { tx in _ = try tx.insert("Employee", ["badge": .int64(1)]) }
     #expect(
       Self.refusal(store) { tx in _ = try tx.insert("Employee", ["badge": .int64(1)]) }?.description
-        == "Employee/3: uniqueness constraint [badge] of Employee: 1 is already held by Employee/2")
+        == "new Employee 1 of the commit: uniqueness constraint [badge] of Employee: 1 is already held by Employee/2")
   }
 
   @Test("values too long for an LMDB key are compared by their SHA-256")

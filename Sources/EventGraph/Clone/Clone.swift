@@ -61,13 +61,13 @@ extension EventStore {
   ///     (every 4,096 objects), for a progress display.
   /// - Returns: the new root, the identity map, and the commit.
   /// - Throws: nothing is written when the call throws.
-  ///   ``StoreError/noSuchObject(_:)`` (unknown root), ``StoreError/deletedObject(_:asOf:)``,
-  ///   ``StoreError/sequenceBeyondLog(_:last:)``,
-  ///   ``StoreError/modelMismatch(source:target:)``, an unknown name in `policy` or
-  ///   `overrides` (``StoreError/unknownProperty(entity:property:)`` and its kin, naming
-  ///   the entity and the name), ``StoreError/referenceWouldMove(object:relationship:target:inverse:)``,
-  ///   ``StoreError/referenceOutsideStore(object:relationship:target:)``,
-  ///   ``StoreError/referenceToDeleted(object:relationship:target:)``, a value of the
+  ///   ``ErrorCode/noSuchObject`` (unknown root), ``ErrorCode/deletedObject``,
+  ///   ``ErrorCode/sequenceBeyondLog``,
+  ///   ``ErrorCode/modelMismatch``, an unknown name in `policy` or
+  ///   `overrides` (``ErrorCode/unknownProperty`` and its kin, naming
+  ///   the entity and the name), ``ErrorCode/referenceWouldMove``,
+  ///   ``ErrorCode/referenceOutsideStore``,
+  ///   ``ErrorCode/referenceToDeleted``, a value of the
   ///   wrong type from an override, the model's validation of the copies, or what an
   ///   override throws.
   @discardableResult
@@ -172,8 +172,9 @@ extension ClonePlan {
           do throws(ValueError) {
             return .some(try value.converted(to: attribute.type))
           } catch {
-            throw StoreError.wrongType(
-              object: "\(entity.name)/\(identities[i].rawValue)", attribute: attribute.name, detail: error.description)
+            // The copy's identity was never committed: it is named by its original.
+            let copy = StoreError.ObjectName(entity: entity.name, id: identities[i], origin: .copy(of: graph.ids[i]))
+            throw StoreError.wrongType(object: copy, attribute: attribute.name, detail: error.description)
           }
         })
     // Encoded as they are made: the log record is all that is kept of them.

@@ -213,7 +213,7 @@ struct FreshObjects {
                     old: [],
                     new: try index.keys(s.entity, values: { s[$0] }), value: { s[$0] })
                 }
-                try index.update(items) { reader.display($0) }
+                try index.update(items) { reader.objectName($0) }
               }
               try writeOutside(reader, sequence: sequence)
             }

@@ -73,7 +73,7 @@ extension EventStore {
   ///   - policy: copy-policy overrides, as for a clone.
   ///   - progress: told the number of objects read so far while the subgraph is collected,
   ///     as for a clone.
-  /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` exists, and the errors of
+  /// - Throws: ``ErrorCode/alreadyExists`` when `path` exists, and the errors of
   ///   a clone about the root, the sequence and policy names; nothing is written then.
   ///   When writing fails the half-written directory is removed.
   @discardableResult

@@ -193,7 +193,7 @@ struct IdentityTable: Sendable {
 extension VersionReader {
   /// The sequence to read at: `nil` (now) when `asOf` is absent or is the end of the log.
   ///
-  /// - Throws: ``StoreError/sequenceBeyondLog(_:last:)``.
+  /// - Throws: ``ErrorCode/sequenceBeyondLog``.
   static func resolve(_ asOf: UInt64?, reader: GraphReader<T>) throws -> UInt64? {
     guard let asOf else { return nil }
     let last = try reader.logEnd().sequence
@@ -203,13 +203,13 @@ extension VersionReader {
 
   /// The root's version, or an error that says why there is none.
   ///
-  /// - Throws: ``StoreError/noSuchObject(_:)`` for an identity the store never gave,
-  ///   ``StoreError/deletedObject(_:asOf:)`` for one that is not live (then).
+  /// - Throws: ``ErrorCode/noSuchObject`` for an identity the store never gave,
+  ///   ``ErrorCode/deletedObject`` for one that is not live (then).
   mutating func requireRoot(_ root: ObjectID) throws -> (Entity, Member) {
     guard let e = try entity(of: root), let entity = model.entity(e) else {
-      throw StoreError.noSuchObject("#\(root.rawValue)")
+      throw StoreError.noSuchObject(StoreError.ObjectName(entity: nil, id: root))
     }
-    guard let m = try member(root) else { throw StoreError.deletedObject(reader.display(root), asOf: asOf) }
+    guard let m = try member(root) else { throw StoreError.deletedObject(reader.objectName(root), asOf: asOf) }
     return (entity, m)
   }
 
@@ -318,7 +318,7 @@ extension Subgraph {
           let t = targets[k]
           // Names are looked up only for the error.
           guard case .relationship(let r)? = model.entity(e)?.property(shape.id)?.kind else { continue }
-          let (object, target) = (reader.display(ids[m]), reader.display(t))
+          let (object, target) = (reader.objectName(ids[m]), reader.objectName(t))
           if crossStore {
             throw StoreError.referenceOutsideStore(object: object, relationship: r.name, target: target)
           }

@@ -126,6 +126,7 @@ extension EventStore {
     let firstLine = lines.first?.0 ?? 0
     var failedLine = firstLine
     var made: [(String, ObjectID)] = []
+    var madeOnLine: [Int] = []
     var appended = AppendedCommit(label: label, commit: nil)
     appended.line = firstLine
     do {
@@ -134,12 +135,16 @@ extension EventStore {
       metadata.idempotencyKey = key
       let result = try write(metadata: metadata) { tx in
         made = []
+        madeOnLine = []
         failedLine = firstLine
         var local = placeholders
         try tx.require(try Self.expectations(expect, tx: tx, placeholders: local))
         for (line, json) in lines {
           failedLine = line
-          if let p = try Self.applyEvent(json, tx: tx, placeholders: &local) { made.append(p) }
+          if let p = try Self.applyEvent(json, tx: tx, placeholders: &local) {
+            made.append(p)
+            madeOnLine.append(line)
+          }
         }
       }
       appended.commit = result.commit
@@ -156,6 +161,17 @@ extension EventStore {
     } catch let e as ConflictError {
       return .failure(
         Refusal(error: FormatError(line: firstLine, message: "commit '\(label)' refused: \(e)"), conflict: e))
+    } catch let e as StoreError {
+      // The objects the commit inserted are named by the placeholders the file gave them.
+      var origins: [ObjectID: StoreError.ObjectName.Origin] = [:]
+      for ((name, id), line) in zip(made, madeOnLine) { origins[id] = .placeholder(name, line: line) }
+      let named = e.renamingObjects { o in
+        guard let origin = origins[o.id] else { return o }
+        var named = o
+        named.origin = origin
+        return named
+      }
+      return .failure(Refusal(error: FormatError(line: failedLine, message: "commit '\(label)' refused: \(named)")))
     } catch {
       return .failure(Refusal(error: FormatError(line: failedLine, message: "commit '\(label)' refused: \(error)")))
     }

@@ -51,7 +51,7 @@ struct ImportCheckpoint: Hashable {
 
   /// Reads a checkpoint's value.
   ///
-  /// - Throws: ``StoreError/corrupt(_:)`` when it is not one this code wrote.
+  /// - Throws: ``ErrorCode/corrupt`` when it is not one this code wrote.
   init(bytes: [UInt8], name: String) throws {
     guard let json = try? JSON(parsing: bytes), case .int(let offset)? = json["offset"],
       case .int(let line)? = json["line"], case .string(let hash)? = json["hash"], let h = UInt64(hash, radix: 16),

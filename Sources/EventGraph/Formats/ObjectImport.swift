@@ -329,7 +329,7 @@ final class ObjectImport {
 
   /// A refusal of the model's rules, with the line of the object it names.
   private func lineOf(_ error: Error) -> Error {
-    guard let e = error as? StoreError, let object = e.object, let (_, id) = ObjectID.parse(object),
+    guard let e = error as? StoreError, let id = e.object?.id,
       let found = state.objects.first(where: { $0.value.id == id })
     else { return error }
     return FormatError(line: Int(found.value.line), message: "\(e)")

@@ -240,7 +240,11 @@ final class Keyring: Sendable {
     // One read of the entry: it says whether the subject was erased (in this process or
     // another) before the cache is asked.
     if let e = try entry(subject, in: txn) {
-      if e.erased { throw StoreError.erasedSubject(object: "#\(subject.rawValue)", subject: "#\(subject.rawValue)") }
+      if e.erased {
+        throw StoreError.erasedSubject(
+          object: StoreError.ObjectName(entity: nil, id: subject),
+          subject: StoreError.ObjectName(entity: nil, id: subject))
+      }
       if let k = try dataKey(subject, e) { return k }
     }
     let key = SymmetricKey.random()
@@ -330,7 +334,7 @@ final class Keyring: Sendable {
   /// The plain value inside `sealed`, or `sealed` marked erased or locked when no key
   /// opens it.
   ///
-  /// - Throws: ``StoreError/damaged(path:detail:)`` when the key is there and the value
+  /// - Throws: ``ErrorCode/damaged`` when the key is there and the value
   ///   does not open: damage is reported, never served as a value.
   func open(_ sealed: SealedValue, in txn: borrowing some TransactionReading & ~Copyable) throws -> Value {
     var marked = sealed

@@ -43,7 +43,7 @@ extension Transaction {
     // The rules see the plain value here: the commit's validation finds it sealed.
     if case .attribute(let attribute)? = entity.property(a)?.kind, let broken = attribute.rules?.breach(plain) {
       throw StoreError.validation(
-        object: display(o), property: attribute.name, rule: broken.rule, message: broken.message)
+        object: objectName(o), property: attribute.name, rule: broken.rule, message: broken.message)
     }
     guard let subject = try subject(of: o, entity) else {
       deferredPersonal.append((o, a, plain))
@@ -85,7 +85,7 @@ extension Transaction {
         let name = entity.property(a)?.name ?? "#\(a.rawValue)"
         let path = entity.subjectPath.compactMap { entity.property($0)?.name }.joined(separator: ".")
         throw StoreError.noSubject(
-          object: display(o), attribute: name,
+          object: objectName(o), attribute: name,
           detail: "its subject is reached through '\(path)', which leads to no object at the end of the commit")
       }
       let sealed = try seal(value, of: o, a, entity, subject: subject, try requireKeyring())
@@ -99,7 +99,7 @@ extension Transaction {
     do {
       return try ring.seal(value, subject: subject, hashed: isHashed(a, of: entity), in: batch.handle)
     } catch let e as StoreError where e.code == .erasedSubject {
-      throw StoreError.erasedSubject(object: display(o), subject: display(subject))
+      throw StoreError.erasedSubject(object: objectName(o), subject: objectName(subject))
     }
   }
 
@@ -154,23 +154,24 @@ extension Transaction {
   public func erase(_ subject: ObjectID, reason: String? = nil) throws -> Bool {
     try checkOpen()
     guard let entityID = try entityID(of: subject), let entity = model.entity(entityID) else {
-      throw StoreError.noSuchObject(display(subject))
+      throw StoreError.noSuchObject(objectName(subject))
     }
     guard entity.subjectPath.isEmpty else {
       let owner = try projector.liveEntity(subject) != nil ? try self.subject(of: subject, entity) : nil
       let path = entity.subjectPath.compactMap { entity.property($0)?.name }.joined(separator: ".")
       throw StoreError.notASubject(
-        object: display(subject), subject: owner.map(display),
+        object: objectName(subject), subject: owner.map(objectName),
         detail: "\(entity.name)'s personal data belongs to the object its '\(path)' leads to"
           + (owner.map { ": erase \(display($0))" } ?? ""))
     }
     guard model.isSubject(entity.id) else {
       throw StoreError.notASubject(
-        object: display(subject), subject: nil,
+        object: objectName(subject), subject: nil,
         detail: "\(entity.name) has no personal attribute, and no entity names it as its subject")
     }
     guard let ring = batch.dbs.keyring else {
-      throw StoreError.notASubject(object: display(subject), subject: nil, detail: "the store keeps no personal data")
+      throw StoreError.notASubject(
+        object: objectName(subject), subject: nil, detail: "the store keeps no personal data")
     }
     guard try ring.markErased(subject, in: batch.handle) else { return false }
     markWritten()

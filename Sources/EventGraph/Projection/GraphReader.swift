@@ -158,8 +158,10 @@ struct GraphReader<T: TransactionReading> {
   }
 
   /// `Entity/N` for an object, or `#N` when its identity is unknown.
-  func display(_ o: ObjectID) -> String {
-    if let e = try? entity(of: o), let entity = model.entity(e) { return "\(entity.name)/\(o.rawValue)" }
-    return "#\(o.rawValue)"
+  func display(_ o: ObjectID) -> String { "\(objectName(o))" }
+
+  /// An object as errors name it: its entity and identity.
+  func objectName(_ o: ObjectID) -> StoreError.ObjectName {
+    StoreError.ObjectName(entity: (try? entity(of: o)).flatMap { model.entity($0) }?.name, id: o)
   }
 }

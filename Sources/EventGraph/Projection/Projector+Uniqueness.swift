@@ -9,7 +9,7 @@ extension Projector {
   /// Brings the `unique` entries of the objects touched so far up to date (every commit
   /// does, whether it writes the log or only a scratch projection).
   ///
-  /// - Throws: ``StoreError/notUnique(object:entity:attributes:value:holder:)``.
+  /// - Throws: ``ErrorCode/notUnique``.
   /// - Parameter keepingKeys: whether to remember the keys for a next commit whose
   ///   objects' records are not written before it (a replay's batch).
   func keepUniqueness(keepingKeys: Bool = true) throws {
@@ -35,7 +35,7 @@ extension Projector {
           id: o, entity: entity, old: old, new: try index.keys(entity, values: values), value: values))
     }
     if items.isEmpty { return }
-    try index.update(items) { reader.display($0) }
+    try index.update(items) { reader.objectName($0) }
     if keepingKeys { for item in items { uniqueKeys[item.id] = item.new } }
   }
 

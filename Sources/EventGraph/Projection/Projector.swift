@@ -5,7 +5,7 @@ import LMDB
 /// The same code serves a live commit and a replay (rebuild, verify), which is what makes a
 /// rebuilt projection identical to the one kept by commits. Events are applied strictly:
 /// one that does not fit the current state (a set on a missing object, a link to a full
-/// to-one) is a ``StoreError/corrupt(_:)`` during replay; the write API never emits one.
+/// to-one) is a ``ErrorCode/corrupt`` during replay; the write API never emits one.
 ///
 /// Object records are cached for the commit and written once by ``flush(commitSequence:)``.
 final class Projector {
@@ -124,7 +124,7 @@ final class Projector {
     let cached = cache.removeValue(forKey: o)
     guard let loaded = try cached.map({ $0.record }) ?? load(o) else {
       cache[o] = Cached(record: nil, isChanged: false)
-      throw StoreError.noSuchObject(reader.display(o))
+      throw StoreError.noSuchObject(reader.objectName(o))
     }
     hot = loaded
     touch(o)
@@ -145,18 +145,18 @@ final class Projector {
   private func linkTargetEntity(_ t: ObjectID) throws -> EntityID {
     if let h = hot, h.id == t { return h.entity }
     if let i = cache.index(forKey: t) {
-      guard let r = cache.values[i].record else { throw StoreError.noSuchObject(reader.display(t)) }
+      guard let r = cache.values[i].record else { throw StoreError.noSuchObject(reader.objectName(t)) }
       return r.entity
     }
     let stored = try txn.withValue(dbs.objects, key: StoreKey.object(t)) { b in
       try ObjectState.readRecord(b, id: t, model: model) { (_, entity, _) throws(CorruptionError) in entity.id }
     }
-    guard let stored else { throw StoreError.noSuchObject(reader.display(t)) }
+    guard let stored else { throw StoreError.noSuchObject(reader.objectName(t)) }
     return stored
   }
 
   private func requireRecord(_ o: ObjectID) throws -> ProjectedObject {
-    guard let r = try record(o) else { throw StoreError.noSuchObject(reader.display(o)) }
+    guard let r = try record(o) else { throw StoreError.noSuchObject(reader.objectName(o)) }
     return r
   }
 
@@ -317,7 +317,7 @@ final class Projector {
     let count = try reader.orderedCount(o, rel)
     let at = position ?? count
     guard at >= 0 && at <= count else {
-      throw StoreError.invalidPosition(object: reader.display(o), relationship: r.name, position: at, count: count)
+      throw StoreError.invalidPosition(object: reader.objectName(o), relationship: r.name, position: at, count: count)
     }
     let key = try reader.insertOrdered(o, rel, t, at: at, count: count)
     listEnds[list] = at == count ? (count + 1, key) : nil

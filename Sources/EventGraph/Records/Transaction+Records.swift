@@ -28,13 +28,13 @@ extension Transaction {
   ///
   /// The entity's properties the record type does not have are left as they are.
   ///
-  /// - Throws: ``StoreError/noSuchObject(_:)`` when the object is not a live object of the
+  /// - Throws: ``ErrorCode/noSuchObject`` when the object is not a live object of the
   ///   record's entity (or a sub-entity), and the errors of ``insert(_:)->Ref<R>``.
   public func update<R: Record>(_ id: Ref<R>, _ record: R) throws {
     try checkOpen()
     let schema = try RecordSchema.of(R.self, in: model)
     guard let e = try liveEntityID(of: id.id), model.isKind(e, of: schema.entity.id) else {
-      throw StoreError.noSuchObject("\(R.entityName)/\(id.id.rawValue)")
+      throw StoreError.noSuchObject(StoreError.ObjectName(entity: R.entityName, id: id.id))
     }
     let w = try RecordWriter.encode(record, schema: schema)
     for (i, f) in schema.fields.enumerated() {

@@ -37,7 +37,7 @@ extension EventStore {
   ///   - metadata: author, correlation ID and other metadata of the commit.
   ///   - body: the changes; its value comes back in ``CommitResult/value``.
   /// - Throws: what `body` throws, ``ConflictError``, ``StoreError`` (validation names the
-  ///   object and property; ``StoreError/readOnly(path:)``), ``ServiceError``, `CancellationError`,
+  ///   object and property; ``ErrorCode/readOnly``), ``ServiceError``, `CancellationError`,
   ///   or an LMDB error.
   @discardableResult
   public func commit<R: Sendable>(

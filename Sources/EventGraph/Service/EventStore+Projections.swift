@@ -10,7 +10,7 @@ extension EventStore {
   ///
   /// - Throws: ``ServiceError/projectionAlreadyRegistered(_:)``,
   /// ``ServiceError/invalidName(_:)``,
-  ///   ``StoreError/readOnly(path:)``, or what the projection throws during the catch-up.
+  ///   ``ErrorCode/readOnly``, or what the projection throws during the catch-up.
   public func register(_ projection: any Projection) throws {
     let p = try open(projection)
     _ = try catchUp(p, progress: { _ in })

@@ -52,7 +52,7 @@ extension EventStore {
   /// starts at or before `sequence` (0 when none is); a consumer saved at `sequence` in
   /// the old version continues after it.
   ///
-  /// - Throws: ``StoreError/unknownModelVersion(_:)`` when `version` was not made by an
+  /// - Throws: ``ErrorCode/unknownModelVersion`` when `version` was not made by an
   ///   upcast that recorded its switch.
   public func position(in version: Int, correspondingTo sequence: UInt64) throws -> UInt64 {
     guard let recorded = try versionSwitch(to: version) else { throw StoreError.unknownModelVersion(version) }

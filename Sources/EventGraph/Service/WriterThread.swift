@@ -187,8 +187,12 @@ extension StoreService {
           wrote = tx.hasWritten
           tx.close()
         }
-        let value = try w.body(tx)
-        return .committed(try b.commit(tx), value: value)
+        do {
+          let value = try w.body(tx)
+          return .committed(try b.commit(tx), value: value)
+        } catch {
+          throw tx.namingInserted(error)
+        }
       }
       var wrote = false
       guard straight else { return try batch.nested { inner in try run(inner, wrote: &wrote) } }

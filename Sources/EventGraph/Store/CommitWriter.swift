@@ -186,7 +186,7 @@ final class CommitBatch {
   ///   - time: the commit's time; now when `nil` (an upcast keeps its source commit's).
   ///   - log: whether a log record is written; an intermediate step of an upcast chain keeps
   ///     only the projection, the next step's source state.
-  /// - Throws: ``StoreError/validation(object:property:message:)`` and the store's errors;
+  /// - Throws: ``ErrorCode/validation`` and the store's errors;
   ///   the transaction may have written then, and must be dropped.
   func commit(_ tx: Transaction, time: Date? = nil, log: Bool = true) throws -> CommitInfo? {
     try tx.checkOpen()
@@ -226,7 +226,7 @@ final class CommitBatch {
   /// is already in the store is a retry, answered with that commit (the closure not run).
   ///
   /// - Throws: ``ServiceError/invalidIdempotencyKey(_:)`` for an empty key or one over
-  ///   ``maxKeyLength`` bytes; ``StoreError/corrupt(_:)`` when the key names no commit.
+  ///   ``maxKeyLength`` bytes; ``ErrorCode/corrupt`` when the key names no commit.
   func firstCommit(withKey key: String) throws -> CommitInfo? {
     if key.utf8.isEmpty || key.utf8.count > Self.maxKeyLength { throw ServiceError.invalidIdempotencyKey(key) }
     guard let first = try dbs.firstSequence(withKey: key, in: handle) else { return nil }

@@ -88,7 +88,7 @@ extension EventStore {
   /// }
   /// ```
   ///
-  /// - Throws: ``CorruptionError`` or ``StoreError/corrupt(_:)``, naming the log entry whose
+  /// - Throws: ``CorruptionError`` or ``ErrorCode/corrupt``, naming the log entry whose
   ///   checksum or place fails.
   public func commitRecords(
     from number: UInt64, version: Int? = nil, maxCommits: Int = 1_000, maxBytes: Int = 16 << 20
@@ -129,9 +129,9 @@ extension EventStore {
   /// while it refuses every other write.
   ///
   /// - Returns: what each record was given in the log (their own numbers and sequences).
-  /// - Throws: ``CorruptionError`` for a record whose checksum fails; ``StoreError/corrupt(_:)``
+  /// - Throws: ``CorruptionError`` for a record whose checksum fails; ``ErrorCode/corrupt``
   ///   for one of another model version, or out of place;
-  ///   ``StoreError/unknownModelVersion(_:)``; nothing is written then.
+  ///   ``ErrorCode/unknownModelVersion``; nothing is written then.
   @discardableResult
   public func appendCommitRecords(_ records: [CommitRecord], version: Int? = nil, checkpoint: Checkpoint? = nil)
     throws -> [CommitInfo]
@@ -186,7 +186,7 @@ extension EventStore {
   /// `activate`, it becomes the active version in the same transaction (with `checkpoint`
   /// when given).
   ///
-  /// - Throws: ``StoreError/versionExists(_:)`` when the store holds that version already.
+  /// - Throws: ``ErrorCode/versionExists`` when the store holds that version already.
   public func installVersion(_ model: Model, activate: Bool = false, checkpoint: Checkpoint? = nil) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in
@@ -206,10 +206,10 @@ extension EventStore {
   /// Makes `version` the active one, atomically.
   ///
   /// This handle keeps its model, and its writes are refused from then on
-  /// (``StoreError/versionChanged(path:opened:active:)``): open the store again to work at
+  /// (``ErrorCode/versionChanged``): open the store again to work at
   /// the new version. `checkpoint`, when given, is written in the same transaction.
   ///
-  /// - Throws: ``StoreError/unknownModelVersion(_:)`` when the store does not hold it.
+  /// - Throws: ``ErrorCode/unknownModelVersion`` when the store does not hold it.
   public func switchVersion(to version: Int, checkpoint: Checkpoint? = nil) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }
     try commits.run { batch, _ in
@@ -222,7 +222,7 @@ extension EventStore {
   /// Removes a version that is not active: its model, its log and its projections, in one
   /// transaction.
   ///
-  /// - Throws: ``StoreError/unknownModelVersion(_:)``, or ``StoreError/versionInUse(_:reason:)``
+  /// - Throws: ``ErrorCode/unknownModelVersion``, or ``ErrorCode/versionInUse``
   ///   for the active version or the one this handle was opened at.
   public func dropVersion(_ version: Int) throws {
     if options.readOnly { throw StoreError.readOnly(path: path) }

@@ -93,7 +93,7 @@ extension EventStore {
   /// The model of `version`: the active one, or one the store was upcast from or to, or
   /// installed (``versions()`` lists them).
   ///
-  /// - Throws: ``StoreError/unknownModelVersion(_:)`` for a version the store never held.
+  /// - Throws: ``ErrorCode/unknownModelVersion`` for a version the store never held.
   public func model(version: Int) throws -> Model {
     if version == model.version { return model }
     if let known = otherVersions.withLock({ $0[version] }) { return known.model }

@@ -39,7 +39,7 @@ extension EventStore {
   ///   - path: the damaged store's directory.
   ///   - out: the new store's directory, which must not exist.
   ///   - progress: called with the commits recovered so far.
-  /// - Throws: ``StoreError/damaged(path:detail:)`` when neither meta page, or neither
+  /// - Throws: ``ErrorCode/damaged`` when neither meta page, or neither
   ///   version of the store's metadata, can be read; the new store's errors.
   public static func salvage(at path: String, into out: String, progress: (Int) -> Void = { _ in }) throws
     -> SalvageReport

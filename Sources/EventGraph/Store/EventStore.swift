@@ -149,9 +149,23 @@ public final class EventStore: Sendable {
 
   /// Creates a new store in `path` (a directory that does not exist or is empty).
   ///
-  /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` holds anything.
+  /// - Throws: ``ErrorCode/alreadyExists`` when `path` holds anything.
   public static func create(at path: String, model: Model, options: StoreOptions = .init()) throws -> EventStore {
     try create(at: path, model: model, options: options, storeID: nil)
+  }
+
+  /// Checks that a store can be created in `path`: it does not exist, or is an empty
+  /// directory (`true` then).
+  ///
+  /// - Throws: ``ErrorCode/alreadyExists`` when `path` holds anything.
+  @discardableResult
+  public static func checkCreatable(at path: String) throws -> Bool {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+    guard isDirectory.boolValue, (try FileManager.default.contentsOfDirectory(atPath: path)).isEmpty else {
+      throw StoreError.alreadyExists(path: path)
+    }
+    return true
   }
 
   /// ``create(at:model:options:)`` with a given identity: a read replica or a salvaged copy
@@ -168,14 +182,8 @@ public final class EventStore: Sendable {
         throw StoreError.wrongKey(path: path, keyFile: source.source, detail: error.description)
       }
     }
-    let fm = FileManager.default
-    var isDirectory: ObjCBool = false
-    if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
-      guard isDirectory.boolValue, (try fm.contentsOfDirectory(atPath: path)).isEmpty else {
-        throw StoreError.alreadyExists(path: path)
-      }
-    } else {
-      try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+    if try !checkCreatable(at: path) {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
     // Scoped, so this first handle is closed before the store opens its own.
     do {
@@ -195,7 +203,7 @@ public final class EventStore: Sendable {
 
   /// Opens an existing store; the model is read from the store itself.
   ///
-  /// - Throws: ``StoreError/notAStore(path:detail:)``, ``StoreError/newerFormat(path:found:supported:)``.
+  /// - Throws: ``ErrorCode/notAStore``, ``ErrorCode/newerFormat``.
   public init(path: String, options: StoreOptions = .init()) throws {
     guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
       throw StoreError.notAStore(path: path, detail: "no data.mdb in it")
@@ -341,7 +349,7 @@ public final class EventStore: Sendable {
   /// version a following upcast builds (while it is caught up, it holds every source
   /// commit), or an older one kept for a rollback.
   ///
-  /// - Throws: ``StoreError/unknownModelVersion(_:)``, what `body` throws.
+  /// - Throws: ``ErrorCode/unknownModelVersion``, what `body` throws.
   public func read<R>(version: Int, _ body: (Snapshot) throws -> R) throws -> R {
     let (dbs, model) = try databases(version: version)
     return try read(dbs: dbs, model: model, body)
@@ -420,8 +428,12 @@ public final class EventStore: Sendable {
       }
       let tx = batch.transaction(metadata: metadata)
       defer { tx.close() }
-      try body(tx)
-      return (try batch.commit(tx, time: time), false, id)
+      do {
+        try body(tx)
+        return (try batch.commit(tx, time: time), false, id)
+      } catch {
+        throw tx.namingInserted(error)
+      }
     }
     if let info = commit, !isDuplicate {
       lastCommit.withLock {

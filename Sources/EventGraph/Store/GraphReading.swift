@@ -21,23 +21,28 @@ extension GraphReading {
     return "\(entity.name)/\(id.rawValue)"
   }
 
+  /// An object as errors name it: its entity and identity.
+  func objectName(_ id: ObjectID) -> StoreError.ObjectName {
+    let entity = (try? entityID(of: id)).flatMap { model.entity($0) }
+    return StoreError.ObjectName(entity: entity?.name, id: id)
+  }
+
   /// The live object named `Entity/N` (an ancestor entity's name is accepted too).
   ///
-  /// - Throws: ``StoreError/noSuchObject(_:)`` when it does not exist or was deleted.
+  /// - Throws: ``ErrorCode/invalidIdentity`` for text that is not an identity,
+  ///   ``ErrorCode/noSuchObject`` when the object does not exist or was deleted.
   public func resolve(_ text: String) throws -> ObjectID {
-    guard let (name, id) = ObjectID.parse(text) else {
-      throw StoreError.noSuchObject("'\(text)' (an identity is written Entity/N)")
-    }
+    guard let (name, id) = ObjectID.parse(text) else { throw StoreError.invalidIdentity(text) }
     guard let named = model.entity(named: name) else { throw StoreError.unknownEntity(name) }
     guard let e = try entityID(of: id), model.isKind(e, of: named.id), try object(id) != nil else {
-      throw StoreError.noSuchObject(text)
+      throw StoreError.noSuchObject(StoreError.ObjectName(entity: name, id: id))
     }
     return id
   }
 
   /// The live object's state, or an error naming it.
   public func requireObject(_ id: ObjectID) throws -> ObjectState {
-    guard let s = try object(id) else { throw StoreError.noSuchObject(display(id)) }
+    guard let s = try object(id) else { throw StoreError.noSuchObject(objectName(id)) }
     return s
   }
 

@@ -4,7 +4,7 @@ extension Snapshot {
   /// The last event of commit `number`: the sequence at which the state is the one the
   /// commit left (0 for commit 0, the empty store before the first commit).
   ///
-  /// - Throws: ``StoreError/commitBeyondLog(_:last:)``.
+  /// - Throws: ``ErrorCode/commitBeyondLog``.
   public func lastSequence(ofCommit number: UInt64) throws -> UInt64 {
     if number == 0 { return 0 }
     let end = try logEnd()
@@ -17,8 +17,8 @@ extension Snapshot {
 
   /// `sequence`, when a commit ends there (or it is 0, before the first commit).
   ///
-  /// - Throws: ``StoreError/sequenceInsideCommit(_:commit:first:last:)`` naming the commit
-  ///   that holds it and both its ends; ``StoreError/sequenceBeyondLog(_:last:)``.
+  /// - Throws: ``ErrorCode/sequenceInsideCommit`` naming the commit
+  ///   that holds it and both its ends; ``ErrorCode/sequenceBeyondLog``.
   public func commitEnd(at sequence: UInt64) throws -> UInt64 {
     if sequence == 0 { return 0 }
     let end = try logEnd().sequence

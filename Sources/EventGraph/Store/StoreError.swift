@@ -4,94 +4,37 @@ import LMDB
 ///
 /// A struct rather than an enum, so that new kinds of refusal can be added without
 /// breaking callers (GRDB's `DatabaseError` and `ResultCode` do the same). Match on the
-/// ``code`` and read the fields that say where:
+/// ``code``; the ``context`` says where, in the shape that belongs to the code, and
+/// ``object`` and ``property`` name the object and property at fault whatever the code:
 ///
 /// ```swift
 /// do {
 ///   try store.write { tx in try tx.set(book, "name", .string("")) }
 /// } catch let e as StoreError where e.code == .validation {
-///   print("\(e.object ?? "?").\(e.property ?? "?") refused: \(e.detail ?? "")")
+///   if case .rule(let object, let property, let rule, let problem) = e.context {
+///     print("\(object).\(property) broke \(rule): \(problem)")
+///   }
 /// }
 /// ```
 ///
-/// Errors compare equal when their code and all their fields are equal.
+/// Only EventGraph makes these errors. Errors compare equal when their code, path and
+/// context are equal.
 public struct StoreError: RemediedError, Sendable, Hashable {
   /// What kind of refusal an error is; compare with the constants (`e.code == .readOnly`).
   public typealias Code = ErrorCode<StoreError>
 
   /// What kind of refusal this is.
   public let code: Code
-  /// The store directory.
+  /// The store directory, for a refusal about a store as a whole (`nil` for one about an
+  /// object, a property or the log, which the caller knows the store of).
   public let path: String?
-  /// The entity at fault; for ``ErrorCode/wrongDestination``, the entity expected.
-  public let entity: String?
-  /// The object at fault, as `Entity/12`.
-  public let object: String?
-  /// The attribute or relationship at fault.
-  public let property: String?
-  /// The object a relationship leads to; for ``ErrorCode/modelMismatch``, the target's model;
-  /// for ``ErrorCode/replica`` and ``ErrorCode/fenced``, the replication stream.
-  public let target: String?
-  /// The inverse relationship (``ErrorCode/referenceWouldMove``).
-  public let inverse: String?
-  /// This store's model (``ErrorCode/modelMismatch``).
-  public let source: String?
-  /// What is wrong, in words.
-  public let detail: String?
-  /// The version found: the store format (``ErrorCode/newerFormat``), the model version asked
-  /// for (``ErrorCode/unknownModelVersion``) or now active (``ErrorCode/versionChanged``).
-  public let version: Int?
-  /// The version expected: the newest store format read (``ErrorCode/newerFormat``) or the
-  /// model version the store was opened at (``ErrorCode/versionChanged``).
-  public let expectedVersion: Int?
-  /// The position asked for (``ErrorCode/invalidPosition``).
-  public let position: Int?
-  /// The number of targets there are (``ErrorCode/invalidPosition``).
-  public let count: Int?
-  /// The sequence asked for (``ErrorCode/sequenceBeyondLog``, ``ErrorCode/deletedObject``).
-  public let sequence: UInt64?
-  /// The last sequence of the log (``ErrorCode/sequenceBeyondLog``), or of the commit that holds
-  /// ``sequence`` (``ErrorCode/sequenceInsideCommit``).
-  public let lastSequence: UInt64?
-  /// The commit asked for (``ErrorCode/commitBeyondLog``) or holding ``sequence``
-  /// (``ErrorCode/sequenceInsideCommit``).
-  public let commit: UInt64?
-  /// The first sequence of ``commit`` (``ErrorCode/sequenceInsideCommit``).
-  public let firstSequence: UInt64?
-  /// LMDB's error (``ErrorCode/lmdb``).
-  public let lmdb: LMDBError?
-  /// The rule of the model a commit broke, for ``ErrorCode/validation``.
-  ///
-  /// A denied delete, a value out of range, a failed regular expression and a missing
-  /// required value each have their own: a service tells them apart without the message.
-  public let rule: ValidationRule?
+  /// Where and what, in the shape that belongs to ``code`` (each case names its codes).
+  public let context: Context
 
-  private init(
-    _ code: Code, path: String? = nil, entity: String? = nil, object: String? = nil, property: String? = nil,
-    target: String? = nil, inverse: String? = nil, source: String? = nil, detail: String? = nil,
-    version: Int? = nil, expectedVersion: Int? = nil, position: Int? = nil, count: Int? = nil,
-    sequence: UInt64? = nil, lastSequence: UInt64? = nil, commit: UInt64? = nil, firstSequence: UInt64? = nil,
-    lmdb: LMDBError? = nil, rule: ValidationRule? = nil
-  ) {
-    self.rule = rule
-    self.commit = commit
-    self.firstSequence = firstSequence
+  init(_ code: Code, path: String? = nil, _ context: Context = .none) {
     self.code = code
     self.path = path
-    self.entity = entity
-    self.object = object
-    self.property = property
-    self.target = target
-    self.inverse = inverse
-    self.source = source
-    self.detail = detail
-    self.version = version
-    self.expectedVersion = expectedVersion
-    self.position = position
-    self.count = count
-    self.sequence = sequence
-    self.lastSequence = lastSequence
-    self.lmdb = lmdb
+    self.context = context
   }
 
   /// What a user can do: a rebuild of damaged projections, an upgrade of an older
@@ -108,241 +51,428 @@ public struct StoreError: RemediedError, Sendable, Hashable {
   }
 
   public var problem: String {
-    let (path, entity, object, property) = (path ?? "", entity ?? "", object ?? "", property ?? "")
-    let (target, detail, version, expected) = (target ?? "", detail ?? "", version ?? 0, expectedVersion ?? 0)
-    switch code {
-    case .notAStore: return "\(path) is not an EventGraph store: \(detail)"
-    case .alreadyExists: return "\(path) already holds a store"
-    case .newerFormat:
-      return "\(path) was written by a newer EventGraph (store format \(version); this version reads up to \(expected))"
-    case .unknownEntity: return "unknown entity '\(entity)'"
-    case .abstractEntity: return "entity '\(entity)' is abstract and cannot be inserted"
-    case .unknownProperty: return "entity '\(entity)' has no property '\(property)'"
-    case .notAnAttribute: return "\(entity).\(property) is a relationship, not an attribute"
-    case .notARelationship: return "\(entity).\(property) is an attribute, not a relationship"
-    case .wrongType, .validation: return "\(object).\(property): \(detail)"
-    case .noSuchObject: return "no object \(object)"
-    case .modelHashMismatch:
+    let path = path ?? ""
+    switch (code, context) {
+    case (.notAStore, .detail(let detail)): return "\(path) is not an EventGraph store: \(detail)"
+    case (.alreadyExists, _): return "\(path) already holds a store"
+    case (.newerFormat, .format(let found, let supported)):
       return
-        "\(path): model version \(version) does not match its content hash (written \(target), now \(detail)): its document was changed after it was stored"
-    case .invalidSortKey: return "cannot sort \(entity) by '\(property)': \(detail)"
-    case .notUnique:
-      return
-        "\(object): uniqueness constraint \(property) of \(entity): \(detail) is already held by \(target)"
-    case .wrongDestination: return "\(object).\(property): \(target) is not a \(entity)"
-    case .invalidPosition: return "\(object).\(property): position \(position ?? 0) is outside 0...\(count ?? 0)"
-    case .corrupt: return "store is corrupt: \(detail)"
-    case .transactionEnded: return "the transaction was used after its write closure returned"
-    case .readOnly: return "\(path) is open read-only"
-    case .unknownModelVersion: return "the store has no model version \(version)"
-    case .alreadyOpen: return "\(path) is already open in this process: share the one EventStore object"
-    case .versionChanged:
-      return "\(path) was opened at model version \(expected) but is now at version \(version): open it again"
-    case .sequenceBeyondLog:
-      return "sequence \(sequence ?? 0) is beyond the end of the log (last is \(lastSequence ?? 0))"
-    case .commitBeyondLog:
-      return "commit \(commit ?? 0) is beyond the end of the log (last is commit \(count ?? 0))"
-    case .sequenceInsideCommit:
-      let (c, first, last) = (commit ?? 0, firstSequence ?? 0, lastSequence ?? 0)
-      return
-        "event \(sequence ?? 0) is inside commit \(c) (events \(first)...\(last)): no state there was ever committed"
-    case .deletedObject:
+        "\(path) was written by a newer EventGraph (store format \(found); this version reads up to \(supported ?? 0))"
+    case (.unknownEntity, .entity(let entity)): return "unknown entity '\(entity)'"
+    case (.abstractEntity, .entity(let entity)): return "entity '\(entity)' is abstract and cannot be inserted"
+    case (.unknownProperty, .property(let entity, let property)):
+      return "entity '\(entity)' has no property '\(property)'"
+    case (.notAnAttribute, .property(let entity, let property)):
+      return "\(entity).\(property) is a relationship, not an attribute"
+    case (.notARelationship, .property(let entity, let property)):
+      return "\(entity).\(property) is an attribute, not a relationship"
+    case (.wrongType, .value(let object, let property, let problem)): return "\(object).\(property): \(problem)"
+    case (.validation, .rule(let object, let property, _, let problem)): return "\(object).\(property): \(problem)"
+    case (.invalidIdentity, .detail(let text)): return "no object '\(text)' (an identity is written Entity/N)"
+    case (.noSuchObject, .object(let object, _)): return "no object \(object)"
+    case (.deletedObject, .object(let object, let sequence)):
       guard let sequence else { return "\(object) was deleted" }
       return "\(object) did not exist as of sequence \(sequence) (created later or deleted by then)"
-    case .modelMismatch: return "the stores have different models: \(source ?? "") here, \(target) in the target"
-    case .referenceWouldMove:
+    case (.modelHashMismatch, .modelHash(let version, let stored, let computed)):
       return
-        "\(object).\(property): referencing \(target) from the copy would take it from the original (its inverse '\(inverse ?? "")' is to-one); copy it deep or skip it"
-    case .referenceOutsideStore:
+        "\(path): model version \(version) does not match its content hash (written \(stored), now \(computed)): its document was changed after it was stored"
+    case (.invalidSortKey, .sortKey(let entity, let key, let problem)):
+      return "cannot sort \(entity) by '\(key)': \(problem)"
+    case (.notUnique, .uniqueness(let object, let entity, let attributes, let value, let holder)):
+      let names = "[\(attributes.joined(separator: ", "))]"
+      return "\(object): uniqueness constraint \(names) of \(entity): \(value) is already held by \(holder)"
+    case (.wrongDestination, .destination(let object, let relationship, let target, let expected)):
+      return "\(object).\(relationship): \(target) is not a \(expected)"
+    case (.invalidPosition, .position(let object, let relationship, let position, let count)):
+      return "\(object).\(relationship): position \(position) is outside 0...\(count)"
+    case (.corrupt, .detail(let detail)): return "store is corrupt: \(detail)"
+    case (.transactionEnded, _): return "the transaction was used after its write closure returned"
+    case (.readOnly, _): return "\(path) is open read-only"
+    case (.unknownModelVersion, .version(let version, _)): return "the store has no model version \(version)"
+    case (.alreadyOpen, _): return "\(path) is already open in this process: share the one EventStore object"
+    case (.versionChanged, .versionChanged(let opened, let active)):
+      return "\(path) was opened at model version \(opened) but is now at version \(active): open it again"
+    case (.sequenceBeyondLog, .sequence(let sequence, let last)):
+      return "sequence \(sequence) is beyond the end of the log (last is \(last))"
+    case (.commitBeyondLog, .commit(let commit, let last)):
+      return "commit \(commit) is beyond the end of the log (last is commit \(last))"
+    case (.sequenceInsideCommit, .insideCommit(let sequence, let commit, let first, let last)):
       return
-        "\(object).\(property): \(target) is not copied and cannot be referenced from another store; copy it deep or skip it"
-    case .referenceToDeleted:
+        "event \(sequence) is inside commit \(commit) (events \(first)...\(last)): no state there was ever committed"
+    case (.modelMismatch, .models(let here, let there)):
+      return "the stores have different models: \(here) here, \(there) in the target"
+    case (.referenceWouldMove, .inverse(let object, let relationship, let target, let inverse)):
       return
-        "\(object).\(property): \(target) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
-    case .lmdb: return lmdb?.description ?? "LMDB failed"
-    case .projectionDamaged: return detail
-    case .olderFormat:
+        "\(object).\(relationship): referencing \(target) from the copy would take it from the original (its inverse '\(inverse)' is to-one); copy it deep or skip it"
+    case (.referenceOutsideStore, .link(let object, let relationship, let target)):
       return
-        "\(path) is in store format \(version), whose projections this version lays out otherwise (\(version < 2 ? "without checksums" : "ordered lists by position"))"
-    case .damaged: return detail
-    case .versionExists: return "the store holds model version \(version) already"
-    case .keyRequired: return "\(path): \(detail)"
-    case .wrongKey: return "\(path): the key-encryption key \(target) cannot be used: \(detail)"
-    case .erasedSubject: return "\(object): its subject \(target) was erased; it holds no personal value any more"
-    case .notASubject: return "\(object) is not the subject of its personal data: \(detail)"
-    case .noSubject: return "\(object).\(property) is personal and has no subject: \(detail)"
-    case .replica:
+        "\(object).\(relationship): \(target) is not copied and cannot be referenced from another store; copy it deep or skip it"
+    case (.referenceToDeleted, .link(let object, let relationship, let target)):
       return
-        "\(path) is a read replica of stream '\(target)': writes go to the primary"
-    case .fenced:
+        "\(object).\(relationship): \(target) has been deleted since and cannot be referenced from the copy; copy it deep or skip it"
+    case (.projectionDamaged, .detail(let detail)), (.damaged, .detail(let detail)): return detail
+    case (.olderFormat, .format(let found, _)):
       return
-        "\(path) was the primary of stream '\(target)' until another store took over (\(detail)): it takes no more writes; make a new replica from the stream"
-    case .versionInUse: return "model version \(version) cannot be dropped: \(detail)"
-    case .invalidCheckpointName:
-      return "checkpoint name '\(property)': a checkpoint's name must have 1 to \(count ?? 0) bytes of UTF-8"
+        "\(path) is in store format \(found), whose projections this version lays out otherwise (\(found < 2 ? "without checksums" : "ordered lists by position"))"
+    case (.versionExists, .version(let version, _)): return "the store holds model version \(version) already"
+    case (.keyRequired, .detail(let detail)): return "\(path): \(detail)"
+    case (.wrongKey, .key(let file, let problem)):
+      return "\(path): the key-encryption key \(file) cannot be used: \(problem)"
+    case (.erasedSubject, .subject(let object, let subject, _)):
+      return "\(object): its subject \(subject.map { "\($0)" } ?? "?") was erased; it holds no personal value any more"
+    case (.notASubject, .subject(let object, _, let problem)):
+      return "\(object) is not the subject of its personal data: \(problem ?? "")"
+    case (.noSubject, .value(let object, let property, let problem)):
+      return "\(object).\(property) is personal and has no subject: \(problem)"
+    case (.replica, .stream(let stream, _)):
+      return "\(path) is a read replica of stream '\(stream)': writes go to the primary"
+    case (.fenced, .stream(let stream, let problem)):
+      return
+        "\(path) was the primary of stream '\(stream)' until another store took over (\(problem ?? "")): it takes no more writes; make a new replica from the stream"
+    case (.versionInUse, .version(let version, let problem)):
+      return "model version \(version) cannot be dropped: \(problem ?? "")"
+    case (.invalidCheckpointName, .checkpointName(let name, let maxLength)):
+      return "checkpoint name '\(name)': a checkpoint's name must have 1 to \(maxLength) bytes of UTF-8"
     default: return "store error \(code)"
     }
+  }
+
+  /// The object at fault, whatever the code: the one refused, not found, or whose
+  /// relationship or personal value is at fault; `nil` when the refusal is not about one.
+  public var object: ObjectName? {
+    switch context {
+    case .object(let o, _), .value(let o, _, _), .rule(let o, _, _, _), .uniqueness(let o, _, _, _, _),
+      .link(let o, _, _), .destination(let o, _, _, _), .position(let o, _, _, _), .inverse(let o, _, _, _),
+      .subject(let o, _, _):
+      return o
+    default: return nil
+    }
+  }
+
+  /// The attribute or relationship at fault, as the model names it, whatever the code; the
+  /// attributes of a uniqueness constraint are joined by commas (`club, number`).
+  public var property: String? {
+    switch context {
+    case .property(_, let p), .value(_, let p, _), .rule(_, let p, _, _), .link(_, let p, _),
+      .destination(_, let p, _, _), .position(_, let p, _, _), .inverse(_, let p, _, _):
+      return p
+    case .uniqueness(_, _, let attributes, _, _): return attributes.joined(separator: ", ")
+    default: return nil
+    }
+  }
+}
+
+// MARK: - Where: the context of each code
+
+extension StoreError {
+  /// Where a refusal lies and what it found, one shape for each code; its cases name the
+  /// codes that use them.
+  ///
+  /// New codes may bring new cases: a `switch` over it keeps a `default`.
+  public enum Context: Sendable, Hashable {
+    /// Nothing beyond the code and the path: ``ErrorCode/alreadyExists``,
+    /// ``ErrorCode/readOnly``, ``ErrorCode/alreadyOpen``, ``ErrorCode/transactionEnded``.
+    case none
+    /// What is wrong, in words: ``ErrorCode/notAStore``, ``ErrorCode/corrupt``,
+    /// ``ErrorCode/damaged``, ``ErrorCode/projectionDamaged``, ``ErrorCode/keyRequired``;
+    /// for ``ErrorCode/invalidIdentity``, the text that is not an identity.
+    case detail(String)
+    /// An entity of the model, by name: ``ErrorCode/unknownEntity``,
+    /// ``ErrorCode/abstractEntity``.
+    case entity(String)
+    /// A property of an entity, by name: ``ErrorCode/unknownProperty``,
+    /// ``ErrorCode/notAnAttribute``, ``ErrorCode/notARelationship``.
+    case property(entity: String, property: String)
+    /// A sort key as written and why it cannot sort: ``ErrorCode/invalidSortKey``.
+    case sortKey(entity: String, key: String, problem: String)
+    /// An object not found, or not alive as of a sequence: ``ErrorCode/noSuchObject``,
+    /// ``ErrorCode/deletedObject``.
+    case object(ObjectName, asOf: UInt64?)
+    /// A value refused for an object's attribute: ``ErrorCode/wrongType``,
+    /// ``ErrorCode/noSubject``.
+    case value(ObjectName, property: String, problem: String)
+    /// A rule of the model a commit broke on an object's property:
+    /// ``ErrorCode/validation``. A denied delete, a value out of range, a failed regular
+    /// expression and a missing required value each have their own `rule`.
+    case rule(ObjectName, property: String, rule: ValidationRule, problem: String)
+    /// Values of a uniqueness constraint that another object holds: ``ErrorCode/notUnique``;
+    /// `value` is the tuple as messages show values.
+    case uniqueness(ObjectName, entity: String, attributes: [String], value: String, holder: ObjectName)
+    /// A relationship a clone cannot carry to `target`: ``ErrorCode/referenceOutsideStore``,
+    /// ``ErrorCode/referenceToDeleted``.
+    case link(ObjectName, relationship: String, target: ObjectName)
+    /// A target of another entity than the relationship's: ``ErrorCode/wrongDestination``.
+    case destination(ObjectName, relationship: String, target: ObjectName, expected: String)
+    /// A position outside an ordered relationship of `count` targets:
+    /// ``ErrorCode/invalidPosition``.
+    case position(ObjectName, relationship: String, position: Int, count: Int)
+    /// A reference a clone would take from the original through a to-one `inverse`:
+    /// ``ErrorCode/referenceWouldMove``.
+    case inverse(ObjectName, relationship: String, target: ObjectName, inverse: String)
+    /// An object and the subject of its personal data: ``ErrorCode/erasedSubject``, and
+    /// ``ErrorCode/notASubject`` (naming the subject to erase instead when there is one).
+    case subject(ObjectName, subject: ObjectName?, problem: String?)
+    /// A store format found, and the newest this version reads: ``ErrorCode/newerFormat``,
+    /// ``ErrorCode/olderFormat``.
+    case format(found: Int, supported: Int?)
+    /// A model version: ``ErrorCode/unknownModelVersion``, ``ErrorCode/versionExists``,
+    /// ``ErrorCode/versionInUse`` (saying why).
+    case version(Int, problem: String?)
+    /// The version a handle was opened at and the one now active:
+    /// ``ErrorCode/versionChanged``.
+    case versionChanged(opened: Int, active: Int)
+    /// A stored model's version, the hash written with it and its document's hash now:
+    /// ``ErrorCode/modelHashMismatch``.
+    case modelHash(version: Int, stored: String, computed: String)
+    /// The two stores' models, described: ``ErrorCode/modelMismatch``.
+    case models(here: String, there: String)
+    /// The key-encryption key's file and why it cannot be used: ``ErrorCode/wrongKey``.
+    case key(file: String, problem: String)
+    /// A replication stream: ``ErrorCode/replica``, ``ErrorCode/fenced`` (saying by whom).
+    case stream(String, problem: String?)
+    /// A checkpoint name refused, and the longest one allowed in bytes:
+    /// ``ErrorCode/invalidCheckpointName``.
+    case checkpointName(String, maxLength: Int)
+    /// A sequence asked for and the log's last: ``ErrorCode/sequenceBeyondLog``.
+    case sequence(UInt64, last: UInt64)
+    /// A commit asked for and the log's last: ``ErrorCode/commitBeyondLog``.
+    case commit(UInt64, last: UInt64)
+    /// A sequence inside a commit of events `first...last`: ``ErrorCode/sequenceInsideCommit``.
+    case insideCommit(sequence: UInt64, commit: UInt64, first: UInt64, last: UInt64)
+  }
+
+  /// How an error names an object: by entity and identity, or, for an object that the
+  /// refused commit inserted, by where it came from — its identity was never committed and
+  /// will be given to another object.
+  public struct ObjectName: Sendable, Hashable, CustomStringConvertible {
+    /// The object's entity, `nil` when its identity is unknown to the store.
+    public let entity: String?
+    /// The object's identity; for a ``Origin`` other than `nil`, one never committed.
+    public let id: ObjectID
+    /// Where an object the refused commit inserted came from; `nil` for a stored object.
+    public internal(set) var origin: Origin?
+
+    /// Where an object that a refused commit inserted came from.
+    public enum Origin: Sendable, Hashable {
+      /// The `n`th object the commit inserted, from 1.
+      case inserted(Int)
+      /// The placeholder of an appended file (`$c1`) that named it, inserted on `line`.
+      case placeholder(String, line: Int)
+      /// The object of an imported file on `line`.
+      case line(Int)
+      /// The copy a refused clone made of the object `original` (of the same entity).
+      case copy(of: ObjectID)
+    }
+
+    init(entity: String?, id: ObjectID, origin: Origin? = nil) {
+      self.entity = entity
+      self.id = id
+      self.origin = origin
+    }
+
+    /// `Entity/N` (`#N` when the entity is unknown) for a stored object; for one the
+    /// refused commit inserted, where it came from (`new Customer 2 of the commit`,
+    /// `Customer $c1 (line 3)`, `the Customer of line 3`, `the copy of Customer/8`).
+    public var description: String {
+      let entity = entity ?? "object"
+      switch origin {
+      case nil: return self.entity.map { "\($0)/\(id.rawValue)" } ?? "#\(id.rawValue)"
+      case .inserted(let n): return "new \(entity) \(n) of the commit"
+      case .placeholder(let p, let line): return "\(entity) \(p) (line \(line))"
+      case .line(let line): return "the \(entity) of line \(line)"
+      case .copy(let original): return "the copy of \(entity)/\(original.rawValue)"
+      }
+    }
+  }
+
+  /// The error with every object it names passed through `rename` (a refused commit's own
+  /// objects named by where they came from).
+  func renamingObjects(_ rename: (ObjectName) -> ObjectName) -> StoreError {
+    let c: Context
+    switch context {
+    case .object(let o, let asOf): c = .object(rename(o), asOf: asOf)
+    case .value(let o, let p, let problem): c = .value(rename(o), property: p, problem: problem)
+    case .rule(let o, let p, let rule, let problem): c = .rule(rename(o), property: p, rule: rule, problem: problem)
+    case .uniqueness(let o, let e, let a, let v, let h):
+      c = .uniqueness(rename(o), entity: e, attributes: a, value: v, holder: rename(h))
+    case .link(let o, let r, let t): c = .link(rename(o), relationship: r, target: rename(t))
+    case .destination(let o, let r, let t, let x):
+      c = .destination(rename(o), relationship: r, target: rename(t), expected: x)
+    case .position(let o, let r, let p, let n): c = .position(rename(o), relationship: r, position: p, count: n)
+    case .inverse(let o, let r, let t, let i): c = .inverse(rename(o), relationship: r, target: rename(t), inverse: i)
+    case .subject(let o, let s, let problem): c = .subject(rename(o), subject: s.map(rename), problem: problem)
+    default: return self
+    }
+    return StoreError(code, path: path, c)
   }
 }
 
 // MARK: - The kinds of refusal
 
 extension StoreError {
-  public static func notAStore(path: String, detail: String) -> Self { .init(.notAStore, path: path, detail: detail) }
+  static func notAStore(path: String, detail: String) -> Self { .init(.notAStore, path: path, .detail(detail)) }
 
-  public static func alreadyExists(path: String) -> Self { .init(.alreadyExists, path: path) }
+  static func alreadyExists(path: String) -> Self { .init(.alreadyExists, path: path) }
 
-  public static func newerFormat(path: String, found: Int, supported: Int) -> Self {
-    .init(.newerFormat, path: path, version: found, expectedVersion: supported)
+  static func newerFormat(path: String, found: Int, supported: Int) -> Self {
+    .init(.newerFormat, path: path, .format(found: found, supported: supported))
   }
 
-  public static func unknownEntity(_ entity: String) -> Self { .init(.unknownEntity, entity: entity) }
+  static func unknownEntity(_ entity: String) -> Self { .init(.unknownEntity, .entity(entity)) }
 
-  public static func abstractEntity(_ entity: String) -> Self { .init(.abstractEntity, entity: entity) }
+  static func abstractEntity(_ entity: String) -> Self { .init(.abstractEntity, .entity(entity)) }
 
-  public static func unknownProperty(entity: String, property: String) -> Self {
-    .init(.unknownProperty, entity: entity, property: property)
+  static func unknownProperty(entity: String, property: String) -> Self {
+    .init(.unknownProperty, .property(entity: entity, property: property))
   }
 
-  public static func notAnAttribute(entity: String, property: String) -> Self {
-    .init(.notAnAttribute, entity: entity, property: property)
+  static func notAnAttribute(entity: String, property: String) -> Self {
+    .init(.notAnAttribute, .property(entity: entity, property: property))
   }
 
-  public static func notARelationship(entity: String, property: String) -> Self {
-    .init(.notARelationship, entity: entity, property: property)
+  static func notARelationship(entity: String, property: String) -> Self {
+    .init(.notARelationship, .property(entity: entity, property: property))
   }
 
-  public static func wrongType(object: String, attribute: String, detail: String) -> Self {
-    .init(.wrongType, object: object, property: attribute, detail: detail)
+  static func wrongType(object: ObjectName, attribute: String, detail: String) -> Self {
+    .init(.wrongType, .value(object, property: attribute, problem: detail))
   }
 
-  public static func noSuchObject(_ object: String) -> Self { .init(.noSuchObject, object: object) }
+  static func noSuchObject(_ object: ObjectName) -> Self { .init(.noSuchObject, .object(object, asOf: nil)) }
 
-  public static func wrongDestination(object: String, relationship: String, target: String, expected: String) -> Self {
-    .init(.wrongDestination, entity: expected, object: object, property: relationship, target: target)
+  /// `text` was given as an identity and is not one (`Entity/N`).
+  static func invalidIdentity(_ text: String) -> Self { .init(.invalidIdentity, .detail(text)) }
+
+  static func wrongDestination(object: ObjectName, relationship: String, target: ObjectName, expected: String)
+    -> Self
+  {
+    .init(.wrongDestination, .destination(object, relationship: relationship, target: target, expected: expected))
   }
 
-  public static func invalidPosition(object: String, relationship: String, position: Int, count: Int) -> Self {
-    .init(.invalidPosition, object: object, property: relationship, position: position, count: count)
+  static func invalidPosition(object: ObjectName, relationship: String, position: Int, count: Int) -> Self {
+    .init(.invalidPosition, .position(object, relationship: relationship, position: position, count: count))
   }
 
   /// `stored` is the hash written with the model, `computed` the document's hash now.
-  public static func modelHashMismatch(path: String, version: Int, stored: String, computed: String) -> Self {
-    .init(.modelHashMismatch, path: path, target: stored, detail: computed, version: version)
+  static func modelHashMismatch(path: String, version: Int, stored: String, computed: String) -> Self {
+    .init(.modelHashMismatch, path: path, .modelHash(version: version, stored: stored, computed: computed))
   }
 
   /// `key` as written, `detail` what is wrong with it.
-  public static func invalidSortKey(entity: String, key: String, detail: String) -> Self {
-    .init(.invalidSortKey, entity: entity, property: key, detail: detail)
+  static func invalidSortKey(entity: String, key: String, detail: String) -> Self {
+    .init(.invalidSortKey, .sortKey(entity: entity, key: key, problem: detail))
   }
 
-  /// `attributes` as a model file writes them (`[club, number]`), `value` as messages
-  /// show values; `holder` is the object that has them.
-  public static func notUnique(object: String, entity: String, attributes: String, value: String, holder: String)
+  /// `value` as messages show values; `holder` is the object that has them.
+  static func notUnique(object: ObjectName, entity: String, attributes: [String], value: String, holder: ObjectName)
     -> Self
   {
-    .init(.notUnique, entity: entity, object: object, property: attributes, target: holder, detail: value)
+    .init(.notUnique, .uniqueness(object, entity: entity, attributes: attributes, value: value, holder: holder))
   }
 
   /// `rule` is the rule broken, `message` says how.
-  public static func validation(object: String, property: String, rule: ValidationRule, message: String) -> Self {
-    .init(.validation, object: object, property: property, detail: message, rule: rule)
+  static func validation(object: ObjectName, property: String, rule: ValidationRule, message: String) -> Self {
+    .init(.validation, .rule(object, property: property, rule: rule, problem: message))
   }
 
-  public static func corrupt(_ detail: String) -> Self { .init(.corrupt, detail: detail) }
+  static func corrupt(_ detail: String) -> Self { .init(.corrupt, .detail(detail)) }
 
-  public static let transactionEnded = Self(.transactionEnded)
+  static let transactionEnded = Self(.transactionEnded)
 
-  public static func readOnly(path: String) -> Self { .init(.readOnly, path: path) }
+  static func readOnly(path: String) -> Self { .init(.readOnly, path: path) }
 
-  public static func unknownModelVersion(_ version: Int) -> Self { .init(.unknownModelVersion, version: version) }
-
-  public static func alreadyOpen(path: String) -> Self { .init(.alreadyOpen, path: path) }
-
-  public static func damaged(path: String, detail: String) -> Self { .init(.damaged, path: path, detail: detail) }
-
-  public static func projectionDamaged(path: String, detail: String) -> Self {
-    .init(.projectionDamaged, path: path, detail: detail)
+  static func unknownModelVersion(_ version: Int) -> Self {
+    .init(.unknownModelVersion, .version(version, problem: nil))
   }
 
-  public static func olderFormat(path: String, found: Int) -> Self { .init(.olderFormat, path: path, version: found) }
+  static func alreadyOpen(path: String) -> Self { .init(.alreadyOpen, path: path) }
 
-  public static func keyRequired(path: String, detail: String) -> Self {
-    .init(.keyRequired, path: path, detail: detail)
+  static func damaged(path: String, detail: String) -> Self { .init(.damaged, path: path, .detail(detail)) }
+
+  static func projectionDamaged(path: String, detail: String) -> Self {
+    .init(.projectionDamaged, path: path, .detail(detail))
   }
 
-  public static func wrongKey(path: String, keyFile: String, detail: String) -> Self {
-    .init(.wrongKey, path: path, target: keyFile, detail: detail)
+  static func olderFormat(path: String, found: Int) -> Self {
+    .init(.olderFormat, path: path, .format(found: found, supported: nil))
   }
 
-  public static func erasedSubject(object: String, subject: String) -> Self {
-    .init(.erasedSubject, object: object, target: subject)
+  static func keyRequired(path: String, detail: String) -> Self { .init(.keyRequired, path: path, .detail(detail)) }
+
+  static func wrongKey(path: String, keyFile: String, detail: String) -> Self {
+    .init(.wrongKey, path: path, .key(file: keyFile, problem: detail))
+  }
+
+  static func erasedSubject(object: ObjectName, subject: ObjectName) -> Self {
+    .init(.erasedSubject, .subject(object, subject: subject, problem: nil))
   }
 
   /// `subject` is the subject to erase instead, when the object has one.
-  public static func notASubject(object: String, subject: String?, detail: String) -> Self {
-    .init(.notASubject, object: object, target: subject, detail: detail)
+  static func notASubject(object: ObjectName, subject: ObjectName?, detail: String) -> Self {
+    .init(.notASubject, .subject(object, subject: subject, problem: detail))
   }
 
-  public static func noSubject(object: String, attribute: String, detail: String) -> Self {
-    .init(.noSubject, object: object, property: attribute, detail: detail)
+  static func noSubject(object: ObjectName, attribute: String, detail: String) -> Self {
+    .init(.noSubject, .value(object, property: attribute, problem: detail))
   }
 
-  public static func versionExists(_ version: Int) -> Self { .init(.versionExists, version: version) }
+  static func versionExists(_ version: Int) -> Self { .init(.versionExists, .version(version, problem: nil)) }
 
-  public static func replica(path: String, stream: String) -> Self { .init(.replica, path: path, target: stream) }
-
-  public static func fenced(path: String, stream: String, detail: String) -> Self {
-    .init(.fenced, path: path, target: stream, detail: detail)
+  static func replica(path: String, stream: String) -> Self {
+    .init(.replica, path: path, .stream(stream, problem: nil))
   }
 
-  public static func versionInUse(_ version: Int, reason: String) -> Self {
-    .init(.versionInUse, detail: reason, version: version)
+  static func fenced(path: String, stream: String, detail: String) -> Self {
+    .init(.fenced, path: path, .stream(stream, problem: detail))
   }
 
-  public static func invalidCheckpointName(_ name: String, maxLength: Int) -> Self {
-    .init(.invalidCheckpointName, property: name, count: maxLength)
+  static func versionInUse(_ version: Int, reason: String) -> Self {
+    .init(.versionInUse, .version(version, problem: reason))
   }
 
-  public static func versionChanged(path: String, opened: Int, active: Int) -> Self {
-    .init(.versionChanged, path: path, version: active, expectedVersion: opened)
+  static func invalidCheckpointName(_ name: String, maxLength: Int) -> Self {
+    .init(.invalidCheckpointName, .checkpointName(name, maxLength: maxLength))
   }
 
-  public static func sequenceBeyondLog(_ sequence: UInt64, last: UInt64) -> Self {
-    .init(.sequenceBeyondLog, sequence: sequence, lastSequence: last)
+  static func versionChanged(path: String, opened: Int, active: Int) -> Self {
+    .init(.versionChanged, path: path, .versionChanged(opened: opened, active: active))
+  }
+
+  static func sequenceBeyondLog(_ sequence: UInt64, last: UInt64) -> Self {
+    .init(.sequenceBeyondLog, .sequence(sequence, last: last))
   }
 
   /// `last` is the log's last commit.
-  public static func commitBeyondLog(_ commit: UInt64, last: UInt64) -> Self {
-    .init(.commitBeyondLog, count: Int(clamping: last), commit: commit)
+  static func commitBeyondLog(_ commit: UInt64, last: UInt64) -> Self {
+    .init(.commitBeyondLog, .commit(commit, last: last))
   }
 
   /// Event `sequence` lies in commit `commit`, which holds events `first...last`.
-  public static func sequenceInsideCommit(_ sequence: UInt64, commit: UInt64, first: UInt64, last: UInt64) -> Self {
-    .init(.sequenceInsideCommit, sequence: sequence, lastSequence: last, commit: commit, firstSequence: first)
+  static func sequenceInsideCommit(_ sequence: UInt64, commit: UInt64, first: UInt64, last: UInt64) -> Self {
+    .init(.sequenceInsideCommit, .insideCommit(sequence: sequence, commit: commit, first: first, last: last))
   }
 
-  public static func deletedObject(_ object: String, asOf sequence: UInt64?) -> Self {
-    .init(.deletedObject, object: object, sequence: sequence)
+  static func deletedObject(_ object: ObjectName, asOf sequence: UInt64?) -> Self {
+    .init(.deletedObject, .object(object, asOf: sequence))
   }
 
-  public static func modelMismatch(source: String, target: String) -> Self {
-    .init(.modelMismatch, target: target, source: source)
+  static func modelMismatch(source: String, target: String) -> Self {
+    .init(.modelMismatch, .models(here: source, there: target))
   }
 
-  public static func referenceWouldMove(object: String, relationship: String, target: String, inverse: String) -> Self {
-    .init(.referenceWouldMove, object: object, property: relationship, target: target, inverse: inverse)
+  static func referenceWouldMove(object: ObjectName, relationship: String, target: ObjectName, inverse: String)
+    -> Self
+  {
+    .init(.referenceWouldMove, .inverse(object, relationship: relationship, target: target, inverse: inverse))
   }
 
-  public static func referenceOutsideStore(object: String, relationship: String, target: String) -> Self {
-    .init(.referenceOutsideStore, object: object, property: relationship, target: target)
+  static func referenceOutsideStore(object: ObjectName, relationship: String, target: ObjectName) -> Self {
+    .init(.referenceOutsideStore, .link(object, relationship: relationship, target: target))
   }
 
-  public static func referenceToDeleted(object: String, relationship: String, target: String) -> Self {
-    .init(.referenceToDeleted, object: object, property: relationship, target: target)
+  static func referenceToDeleted(object: ObjectName, relationship: String, target: ObjectName) -> Self {
+    .init(.referenceToDeleted, .link(object, relationship: relationship, target: target))
   }
-
-  public static func lmdb(_ error: LMDBError) -> Self { .init(.lmdb, lmdb: error) }
 
   init(_ e: CorruptionError) { self = .corrupt(e.description) }
 }
@@ -382,6 +512,8 @@ extension ErrorCode where Domain == StoreError {
   public static var wrongType: Self { Self("wrongType") }
   /// No object has this identity (it never existed, or it was deleted).
   public static var noSuchObject: Self { Self("noSuchObject") }
+  /// Text given as an object's identity is not one (an identity is written `Entity/N`).
+  public static var invalidIdentity: Self { Self("invalidIdentity") }
   /// The object is not of the entity the relationship leads to.
   public static var wrongDestination: Self { Self("wrongDestination") }
   /// A position outside an ordered relationship.
@@ -423,17 +555,15 @@ extension ErrorCode where Domain == StoreError {
   public static var referenceOutsideStore: Self { Self("referenceOutsideStore") }
   /// A clone of the past cannot reference an object deleted since.
   public static var referenceToDeleted: Self { Self("referenceToDeleted") }
-  /// LMDB refused; the error's `lmdb` field says how.
-  public static var lmdb: Self { Self("lmdb") }
   /// The store holds the model version already (when installing one).
   public static var versionExists: Self { Self("versionExists") }
   /// The model version is in use and cannot be dropped (active, or this handle's).
   public static var versionInUse: Self { Self("versionInUse") }
   /// A checkpoint's name is empty or too long.
   public static var invalidCheckpointName: Self { Self("invalidCheckpointName") }
-  /// The store's file is damaged: `detail` says where.
+  /// The store's file is damaged: its context says where.
   public static var damaged: Self { Self("damaged") }
-  /// An entry of a projection fails its checksum: `detail` says which; a rebuild makes the
+  /// An entry of a projection fails its checksum: its context says which; a rebuild makes the
   /// projections anew from the log.
   public static var projectionDamaged: Self { Self("projectionDamaged") }
   /// The store was written in an older format that this version upgrades when it opens
@@ -446,12 +576,12 @@ extension ErrorCode where Domain == StoreError {
   /// The operation needs the store's key-encryption key (its model has personal
   /// attributes) and the store was opened without one (Docs/privacy.md).
   public static var keyRequired: Self { Self("keyRequired") }
-  /// The key-encryption key given does not open the store's keys; `target` is the key
+  /// The key-encryption key given does not open the store's keys: its context names the key
   /// file.
   public static var wrongKey: Self { Self("wrongKey") }
   /// A personal value given to an object whose subject was erased.
   public static var erasedSubject: Self { Self("erasedSubject") }
-  /// An erasure of an object that is not the subject of its personal data; `target` names
+  /// An erasure of an object that is not the subject of its personal data; its context names
   /// the subject to erase instead, when there is one.
   public static var notASubject: Self { Self("notASubject") }
   /// A personal value whose subject cannot be found: the key path of its entity's

@@ -69,6 +69,8 @@ public final class Transaction: GraphReading {
   /// Personal values set before their subject could be found (a `PhoneBook` number set
   /// before the phone book is linked to its person), in the order they were set.
   var deferredPersonal: [(object: ObjectID, attribute: PropertyID, value: Value)] = []
+  /// The identity of the first object this transaction inserted, `nil` until one is.
+  private var firstInserted: UInt64?
 
   /// Whether this transaction may have written to LMDB: an event was applied or tried
   /// (the commit, the history and the object records follow only events).
@@ -131,9 +133,30 @@ public final class Transaction: GraphReading {
     return e
   }
 
+  /// The identity for an insert; the first is kept, to name in a refusal the objects this
+  /// commit inserted (``namingInserted(_:)``).
+  private func allocate() throws -> ObjectID {
+    let n = try batch.allocateObject()
+    if firstInserted == nil { firstInserted = n }
+    return ObjectID(n)
+  }
+
+  /// `error` with the objects this transaction inserted named by their order of insertion
+  /// instead of their identities: a refused commit's identities were never committed, and
+  /// the next commit gives them to other objects.
+  func namingInserted(_ error: any Error) -> any Error {
+    guard let first = firstInserted, let next = batch.nextObject, let e = error as? StoreError else { return error }
+    return e.renamingObjects { o in
+      guard o.origin == nil, o.id.rawValue >= first, o.id.rawValue < next else { return o }
+      var named = o
+      named.origin = .inserted(Int(o.id.rawValue - first) + 1)
+      return named
+    }
+  }
+
   /// Inserts an object of `e` with the defaults of the attributes whose names are not `given`.
   private func insert(_ e: Entity, given: (String) -> Bool) throws -> ObjectID {
-    let id = ObjectID(try batch.allocateObject())
+    let id = try allocate()
     try emit(.insert(id, entity: e.id))
     for a in e.attributes {
       if let d = a.defaultValue, !given(a.name) { try emit(.set(id, attribute: a.id, value: d)) }
@@ -150,7 +173,7 @@ public final class Transaction: GraphReading {
   package func insert(_ e: Entity, values: [(Attribute, Value?)], identity: ObjectID? = nil) throws -> ObjectID {
     try checkOpen()
     guard !e.isAbstract else { throw StoreError.abstractEntity(e.name) }
-    let id = try identity ?? ObjectID(batch.allocateObject())
+    let id = try identity ?? allocate()
     try emit(.insert(id, entity: e.id))
     for a in e.attributes {
       // A short list: a scan costs less than hashing.
@@ -164,7 +187,7 @@ public final class Transaction: GraphReading {
       do {
         try emit(.set(id, attribute: a.id, value: try v.converted(to: a.type)))
       } catch let error as ValueError {
-        throw StoreError.wrongType(object: display(id), attribute: a.name, detail: error.description)
+        throw StoreError.wrongType(object: objectName(id), attribute: a.name, detail: error.description)
       }
     }
     return id
@@ -176,7 +199,7 @@ public final class Transaction: GraphReading {
   func insert(_ e: Entity, valuesByID values: [(PropertyID, Value)]) throws -> ObjectID {
     try checkOpen()
     guard !e.isAbstract else { throw StoreError.abstractEntity(e.name) }
-    let id = ObjectID(try batch.allocateObject())
+    let id = try allocate()
     try emit(.insert(id, entity: e.id))
     for a in e.attributes {
       if let d = a.defaultValue, !values.contains(where: { $0.0 == a.id }) {
@@ -206,7 +229,7 @@ public final class Transaction: GraphReading {
   /// A number is converted to the
   /// attribute's type when it fits exactly.
   ///
-  /// - Throws: ``StoreError/wrongType(object:attribute:detail:)`` and the naming errors.
+  /// - Throws: ``ErrorCode/wrongType`` and the naming errors.
   public func set(_ id: ObjectID, _ attribute: String, _ value: Value?) throws {
     try checkOpen()
     let entity = try liveEntity(id)
@@ -236,7 +259,7 @@ public final class Transaction: GraphReading {
   /// Only the entity: a copy of the object's state held while the projector changes the
   /// object would make each change copy all its values.
   private func liveEntity(_ id: ObjectID) throws -> EntityID {
-    guard let e = try projector.liveEntity(id) else { throw StoreError.noSuchObject(display(id)) }
+    guard let e = try projector.liveEntity(id) else { throw StoreError.noSuchObject(objectName(id)) }
     return e
   }
 
@@ -251,7 +274,7 @@ public final class Transaction: GraphReading {
         converted = try value.converted(to: type)
       } catch {
         let name = try projector.liveEntity(id).flatMap { model.entity($0)?.property(attribute)?.name }
-        throw StoreError.wrongType(object: display(id), attribute: name ?? "?", detail: error.description)
+        throw StoreError.wrongType(object: objectName(id), attribute: name ?? "?", detail: error.description)
       }
       return try setConverted(id, attribute, converted)
     }
@@ -282,7 +305,7 @@ public final class Transaction: GraphReading {
     let reader = projector.reader
     if let position, !r.isOrdered {
       throw StoreError.invalidPosition(
-        object: display(id), relationship: r.name, position: position, count: try reader.relatedCount(id, r))
+        object: objectName(id), relationship: r.name, position: position, count: try reader.relatedCount(id, r))
     }
     if try reader.hasLink(id, r, target) {
       guard let position, try reader.orderedPosition(id, LinkSlot(r.id), of: target) != position else { return }
@@ -302,7 +325,7 @@ public final class Transaction: GraphReading {
   private func checkDestination(_ t: ObjectID, _ entity: EntityID, of id: ObjectID, _ r: Relationship) throws {
     guard model.isKind(entity, of: r.destination) else {
       throw StoreError.wrongDestination(
-        object: display(id), relationship: r.name, target: display(t),
+        object: objectName(id), relationship: r.name, target: objectName(t),
         expected: model.entity(r.destination)?.name ?? "?")
     }
   }
@@ -319,7 +342,7 @@ public final class Transaction: GraphReading {
 
   private func checkPosition(_ p: Int, count: Int, _ id: ObjectID, _ r: Relationship) throws {
     guard p >= 0 && p <= count else {
-      throw StoreError.invalidPosition(object: display(id), relationship: r.name, position: p, count: count)
+      throw StoreError.invalidPosition(object: objectName(id), relationship: r.name, position: p, count: count)
     }
   }
 
@@ -414,7 +437,7 @@ public final class Transaction: GraphReading {
     for r in e.relationships where r.deleteRule == .deny {
       if let t = try related(id, r.id).first(where: { !deleting.contains($0) }) {
         throw StoreError.validation(
-          object: display(id), property: r.name, rule: .deny,
+          object: objectName(id), property: r.name, rule: .deny,
           message: "delete denied: still related to \(display(t)) (deleteRule deny)")
       }
     }

@@ -46,9 +46,9 @@ struct UniquenessIndex {
   /// Takes back the entries of the objects' old values, then puts those of their new ones,
   /// so that values exchanged within one commit do not collide.
   ///
-  /// - Throws: ``StoreError/notUnique(object:entity:attributes:value:holder:)`` for a
+  /// - Throws: ``ErrorCode/notUnique`` for a
   ///   value another object holds.
-  func update(_ items: [Item], display: (ObjectID) -> String) throws {
+  func update(_ items: [Item], name: (ObjectID) -> StoreError.ObjectName) throws {
     var puts: [(item: Item, constraint: UniquenessConstraint, key: [UInt8])] = []
     for item in items {
       for (i, c) in model.uniqueness[Int(item.entity.rawValue)].enumerated() {
@@ -63,8 +63,8 @@ struct UniquenessIndex {
         let holder = try txn.get(db, key: p.key).flatMap { b in b.withUnsafeBytes { KeyField.u64($0, at: 0) } }
         let values = try p.constraint.attributes.map { try p.item.value?($0.id) }
         throw StoreError.notUnique(
-          object: display(p.item.id), entity: p.constraint.entityName, attributes: p.constraint.text,
-          value: Self.text(values), holder: holder.map { display(ObjectID($0)) } ?? "?")
+          object: name(p.item.id), entity: p.constraint.entityName, attributes: p.constraint.attributes.map(\.name),
+          value: Self.text(values), holder: name(ObjectID(holder ?? 0)))
       }
     }
   }

@@ -11,36 +11,36 @@ struct Validator<G: ValidatedGraph> {
       guard let e = model.entity(s.entity) else { continue }
       for a in e.requiredAttributes where try !s.hasValue(a.id) {
         throw StoreError.validation(
-          object: graph.display(id), property: a.name, rule: .required, message: "required attribute has no value")
+          object: graph.objectName(id), property: a.name, rule: .required, message: "required attribute has no value")
       }
       for a in e.ruledAttributes {
         guard let v = try s.value(a.id) else { continue }
         if a.isTransient {
           throw StoreError.validation(
-            object: graph.display(id), property: a.name, rule: .transient,
+            object: graph.objectName(id), property: a.name, rule: .transient,
             message: "transient attribute: the store keeps no value")
         }
         // A personal value's rules were checked when it was set, before it was sealed.
         if v.isSealed { continue }
         if let broken = a.rules?.breach(v) {
           throw StoreError.validation(
-            object: graph.display(id), property: a.name, rule: broken.rule, message: broken.message)
+            object: graph.objectName(id), property: a.name, rule: broken.rule, message: broken.message)
         }
       }
       for r in e.constrainedRelationships {
         let count = try graph.relatedCount(id, r.id)
         if !r.isOptional && count == 0 {
           throw StoreError.validation(
-            object: graph.display(id), property: r.name, rule: .required, message: "required relationship is empty")
+            object: graph.objectName(id), property: r.name, rule: .required, message: "required relationship is empty")
         }
         if let lo = r.minCount, count < lo, count > 0 || !r.isOptional {
           throw StoreError.validation(
-            object: graph.display(id), property: r.name, rule: .minCount,
+            object: graph.objectName(id), property: r.name, rule: .minCount,
             message: "has \(count) objects, fewer than minCount \(lo)")
         }
         if let hi = r.maxCount, count > hi {
           throw StoreError.validation(
-            object: graph.display(id), property: r.name, rule: .maxCount,
+            object: graph.objectName(id), property: r.name, rule: .maxCount,
             message: "has \(count) objects, more than maxCount \(hi)")
         }
       }

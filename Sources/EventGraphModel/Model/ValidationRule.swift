@@ -1,4 +1,4 @@
-/// Which rule of the model a commit broke: the ``StoreError/rule`` of a `validation` error,
+/// Which rule of the model a commit broke: the `rule` of a `validation` error's context,
 /// so that a service tells a denied delete from a value out of range, a failed regular
 /// expression or a missing required value without reading the message.
 ///

@@ -72,7 +72,7 @@ public struct ValueRules: Sendable, Hashable {
   public func violation(_ value: Value) -> String? { breach(value)?.message }
 
   /// The rule `value` breaks and the words for it, or `nil`: ``violation(_:)`` with the
-  /// rule named, as a commit's ``StoreError/rule`` names it.
+  /// rule named, as a commit's `validation` error names it.
   public func breach(_ value: Value) -> (rule: ValidationRule, message: String)? {
     if let lo = minValue, ValueComparison.order(value, lo) == .orderedAscending {
       return (.minValue, "\(value.displayText) is below minValue \(lo.displayText)")

@@ -38,7 +38,7 @@ enum TimePoint {
       do {
         return try s.commitEnd(at: at)
       } catch let e as StoreError where e.code == .sequenceInsideCommit {
-        let (c, first, last) = (e.commit ?? 0, e.firstSequence ?? 0, e.lastSequence ?? 0)
+        guard case .insideCommit(_, let c, let first, let last) = e.context else { throw e }
         throw ToolError.failed(
           "--at \(at): \(e); for the state after commit \(c) give --at-commit \(c) (or --at \(last)), before it --at-commit \(c - 1) (or --at \(first - 1))"
         )
