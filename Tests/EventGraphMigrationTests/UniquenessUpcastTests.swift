@@ -78,7 +78,8 @@ struct UniquenessUpcastTests {
     #expect {
       try store.write { tx in _ = try tx.insert("Person", ["handle": .string("kintaro")]) }
     } throws: { e in
-      "\(e)" == "new Person 1 of the commit: uniqueness constraint [handle] of Person: 'kintaro' is already held by Person/1"
+      "\(e)"
+        == "new Person 1 of the commit: uniqueness constraint [handle] of Person: 'kintaro' is already held by Person/1"
     }
     try store.write { tx in _ = try tx.insert("Person", ["handle": .string("issun")]) }
   }

@@ -30,6 +30,25 @@ struct AppendOptionsTests {
     #expect(try store.lastSequence() == 5)
   }
 
+  @Test("a refused commit names the objects it inserted by their placeholders and lines, not by identities")
+  func refusalNamesPlaceholders() throws {
+    let (store, dir) = try makeStore(try Fixtures.addressBookV1())
+    defer { removeDirectory(dir) }
+    // Both names are required: the commit is refused at its end, on an object it inserted.
+    let text = """
+      {"commit": "a", "type": "insert", "object": "$first", "entity": "AddressBook"}
+      {"commit": "a", "type": "set", "object": "$first", "key": "firstName", "value": "Momo"}
+      {"commit": "a", "type": "set", "object": "$first", "key": "lastName", "value": "Taro"}
+      {"commit": "a", "type": "insert", "object": "$second", "entity": "AddressBook"}
+      {"commit": "a", "type": "set", "object": "$second", "key": "firstName", "value": "Kin"}
+      """
+    let r = try store.append(Array(text.utf8))
+    let failure = try #require(r.failure)
+    #expect(failure.description.contains("commit 'a' refused: AddressBook $second (line 4).lastName: "), "\(failure)")
+    #expect(!failure.description.contains("AddressBook/"), "\(failure)")
+    #expect(try store.lastSequence() == 0)
+  }
+
   @Test("a key committed with other inserts is refused, not mapped to the wrong objects")
   func keyReusedForOtherContent() throws {
     let (store, dir) = try makeStore(try Fixtures.addressBookV1())

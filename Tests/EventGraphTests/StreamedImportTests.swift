@@ -201,6 +201,24 @@ struct StreamedImportTests {
     }
   }
 
+  @Test("a batch refused by the model at its end names its new objects by their lines, not by identities")
+  func refusedBatchNamesLines() throws {
+    let (store, dir) = try makeStore(try ErrorCodeCoverageTests.model())
+    defer { removeDirectory(dir) }
+    let text = """
+      {"id": "reds", "entity": "Team", "attributes": {"name": "Reds", "handle": "red"}}
+      {"id": "blues", "entity": "Team", "attributes": {"name": "Blues", "handle": "red"}}
+      """
+    #expect {
+      _ = try store.importObjects(Self.lines(text))
+    } throws: { e in
+      // The identities the refused commit gave were never committed: the next import gets them.
+      "\(e)".hasSuffix(
+        "the Team of line 2: uniqueness constraint [handle] of Team: 'red' is already held by the Team of line 1")
+    }
+    #expect(try Self.export(store).isEmpty)
+  }
+
   @Test("an import stopped after some batches resumes from its checkpoint and ends as an uninterrupted one")
   func resumes() throws {
     let text = Self.forwardCompany(companies: 4, employees: 6)

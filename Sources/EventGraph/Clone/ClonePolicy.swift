@@ -40,7 +40,7 @@ struct CopyPolicyTable: Sendable {
 
   /// - Parameters:
   ///   - scope: the entity named in errors about a bare name no entity has (the root's).
-  /// - Throws: ``ErrorCode/unknownEntity``, ``ErrorCode/unknownProperty``
+  /// - Throws: `unknownEntity`, ``ErrorCode/unknownProperty``
   ///   or ``ErrorCode/notARelationship`` naming the entity and the name.
   init(model: Model, overrides: [String: CopyPolicy], scope: Entity) throws(StoreError) {
     let keys = try OverrideKeys(model: model, keys: Array(overrides.keys), scope: scope, kind: .relationship)

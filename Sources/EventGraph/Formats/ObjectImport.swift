@@ -327,11 +327,20 @@ final class ObjectImport {
       line: Int(ref.line), field: "relationships.\(name)", message: "'\(label)' is not an id in this file")
   }
 
-  /// A refusal of the model's rules, with the line of the object it names.
+  /// A refusal of the model's rules, with the line of the object it names; the objects of
+  /// the refused batch that got new identities are named by their lines (those identities
+  /// were never committed).
   private func lineOf(_ error: Error) -> Error {
     guard let e = error as? StoreError, let id = e.object?.id,
       let found = state.objects.first(where: { $0.value.id == id })
     else { return error }
-    return FormatError(line: Int(found.value.line), message: "\(e)")
+    let named = e.renamingObjects { o in
+      guard case .inserted? = o.origin, let line = state.objects.first(where: { $0.value.id == o.id })?.value.line
+      else { return o }
+      var named = o
+      named.origin = .line(Int(line))
+      return named
+    }
+    return FormatError(line: Int(found.value.line), message: "\(named)")
   }
 }

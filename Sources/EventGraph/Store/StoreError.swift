@@ -174,10 +174,10 @@ extension StoreError {
     /// ``ErrorCode/readOnly``, ``ErrorCode/alreadyOpen``, ``ErrorCode/transactionEnded``.
     case none
     /// What is wrong, in words: ``ErrorCode/notAStore``, ``ErrorCode/corrupt``,
-    /// ``ErrorCode/damaged``, ``ErrorCode/projectionDamaged``, ``ErrorCode/keyRequired``;
+    /// ``ErrorCode/damaged``, ``ErrorCode/projectionDamaged``, `keyRequired`;
     /// for ``ErrorCode/invalidIdentity``, the text that is not an identity.
     case detail(String)
-    /// An entity of the model, by name: ``ErrorCode/unknownEntity``,
+    /// An entity of the model, by name: `unknownEntity`,
     /// ``ErrorCode/abstractEntity``.
     case entity(String)
     /// A property of an entity, by name: ``ErrorCode/unknownProperty``,
@@ -188,7 +188,7 @@ extension StoreError {
     /// An object not found, or not alive as of a sequence: ``ErrorCode/noSuchObject``,
     /// ``ErrorCode/deletedObject``.
     case object(ObjectName, asOf: UInt64?)
-    /// A value refused for an object's attribute: ``ErrorCode/wrongType``,
+    /// A value refused for an object's attribute: `wrongType`,
     /// ``ErrorCode/noSubject``.
     case value(ObjectName, property: String, problem: String)
     /// A rule of the model a commit broke on an object's property:
@@ -587,4 +587,55 @@ extension ErrorCode where Domain == StoreError {
   /// A personal value whose subject cannot be found: the key path of its entity's
   /// `subject` leads nowhere at the end of the commit.
   public static var noSubject: Self { Self("noSubject") }
+}
+
+extension ErrorCode where Domain == StoreError {
+  /// Every code of the domain, in the order they are declared: the suite meets each with
+  /// the operation that makes it.
+  static let all: [Self] = [
+    .notAStore,
+    .alreadyExists,
+    .newerFormat,
+    .unknownEntity,
+    .abstractEntity,
+    .unknownProperty,
+    .notAnAttribute,
+    .notARelationship,
+    .wrongType,
+    .noSuchObject,
+    .invalidIdentity,
+    .wrongDestination,
+    .invalidPosition,
+    .validation,
+    .modelHashMismatch,
+    .invalidSortKey,
+    .notUnique,
+    .corrupt,
+    .transactionEnded,
+    .readOnly,
+    .unknownModelVersion,
+    .alreadyOpen,
+    .versionChanged,
+    .sequenceBeyondLog,
+    .commitBeyondLog,
+    .sequenceInsideCommit,
+    .deletedObject,
+    .modelMismatch,
+    .referenceWouldMove,
+    .referenceOutsideStore,
+    .referenceToDeleted,
+    .versionExists,
+    .versionInUse,
+    .invalidCheckpointName,
+    .damaged,
+    .projectionDamaged,
+    .olderFormat,
+    .replica,
+    .fenced,
+    .keyRequired,
+    .wrongKey,
+    .erasedSubject,
+    .notASubject,
+    .noSubject,
+  ]
 }

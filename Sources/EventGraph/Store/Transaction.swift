@@ -229,7 +229,7 @@ public final class Transaction: GraphReading {
   /// A number is converted to the
   /// attribute's type when it fits exactly.
   ///
-  /// - Throws: ``ErrorCode/wrongType`` and the naming errors.
+  /// - Throws: `wrongType` and the naming errors.
   public func set(_ id: ObjectID, _ attribute: String, _ value: Value?) throws {
     try checkOpen()
     let entity = try liveEntity(id)
