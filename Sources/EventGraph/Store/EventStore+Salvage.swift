@@ -18,6 +18,16 @@ public struct SalvageReport: Sendable, Hashable {
   /// Why the recovery stopped before the log's recorded end; `nil` when it recovered every
   /// commit the log recorded.
   public var stoppedBecause: String?
+  /// Commits recovered from pages no tree of a meta page reaches (older copies of log pages,
+  /// or the pages of a transaction whose meta page is lost), after the tree's own; included
+  /// in ``commits``.
+  public var foundByScan = 0
+  /// Why the salvage cannot tell whether commits after ``lastSequence`` were lost; `nil` when
+  /// it can (a meta page is damaged: the transaction it recorded is lost with it, and so
+  /// where the log ended).
+  public var lossUnknown: String?
+  /// Whether every commit the store had is recovered, as far as the salvage can prove.
+  public var isComplete: Bool { stoppedBecause == nil && lossUnknown == nil }
   /// Model versions the store held besides the active one; their logs are not carried.
   public var versionsLeftBehind: [Int] = []
   /// Checkpoints and consumer positions the store held; not carried, since they may
@@ -27,11 +37,18 @@ public struct SalvageReport: Sendable, Hashable {
 
 extension EventStore {
   /// Writes a new, verified store at `out` from every commit record of `path`'s active log
-  /// that still passes its checksum, in order, stopping at the first damaged one.
+  /// that still passes its checksum, in order, stopping where the log cannot be followed.
   ///
   /// The damaged store is read with ordinary reads, never through LMDB's map, from
-  /// whichever meta page gives the longer log (so a damaged newest meta page is recovered
-  /// from the other one, losing at most its last transaction). The new store keeps the
+  /// whichever meta page gives the longer log. Where that log's tree ends short of what the
+  /// store committed — a damaged record, or a damaged newest meta page whose transaction is
+  /// lost with it — every page of the file is scanned for commit records that pass their
+  /// checksum, are of the active model version and follow the log (older copies of a log
+  /// page, the pages of the lost transaction), and the log is carried on with them: as far
+  /// as the newest meta page's tree counts commits when both meta pages are intact (never
+  /// past it: pages beyond a transaction that never committed are not the store's), as far
+  /// as they follow one another when a meta page is lost — and then the report says that
+  /// the loss cannot be known (``SalvageReport/lossUnknown``). The new store keeps the
   /// store's identity, its active model and every recovered commit byte for byte; its
   /// projections are made by replaying them.
   ///
@@ -64,9 +81,12 @@ extension EventStore {
     let store = try EventStore.create(at: out, model: best.origin.model, storeID: best.origin.storeID)
     var report = SalvageReport()
     report.transaction = best.snapshot.meta.transaction
-    let damagedMetaPages = try PageCheck.metaPages(dataFile: dataFile).filter { (try? $0.get()) == nil }.count
+    let damagedMetaPages = try PageCheck.metaPages(dataFile: dataFile).compactMap { meta -> Int? in
+      guard case .failure(let damage) = meta else { return nil }
+      return damage.page ?? 0
+    }
     report.usedOlderMetaPage =
-      damagedMetaPages > 0 || best.snapshot.meta.transaction != snapshots.first?.meta.transaction
+      !damagedMetaPages.isEmpty || best.snapshot.meta.transaction != snapshots.first?.meta.transaction
     report.modelVersion = best.origin.model.version
     report.versionsLeftBehind = best.origin.otherVersions
     report.checkpointsLeftBehind = best.origin.checkpoints
@@ -79,15 +99,51 @@ extension EventStore {
       chunk.removeAll(keepingCapacity: true)
       progress(report.commits)
     }
-    let prefix = try LogPrefix(best.snapshot, version: best.origin.model.version) { record in
+    let version = best.origin.model.version
+    let prefix = try LogPrefix(best.snapshot, version: version) { record in
       chunk.append(record)
       if chunk.count >= 1_000 { try flush() }
     }
+    // How many commits the store had: the newest meta page's count when both are intact.
+    let committed: Int? =
+      damagedMetaPages.isEmpty
+      ? snapshots.first.flatMap { try? $0.databases()[StoreDatabases.name("log", version: version)] }.map(Int.init)
+      : nil
+    var end = LogEnd(commit: UInt64(prefix.commits), sequence: prefix.lastSequence)
+    var stoppedBecause = prefix.stoppedBecause
+    if committed.map({ prefix.commits < $0 }) ?? true {
+      let found = try ScannedRecords(
+        dataFile: dataFile, pageSize: best.snapshot.meta.pageSize, version: version, after: end.sequence
+      )
+      .follow(from: end, upTo: committed.map(UInt64.init)) { record in
+        chunk.append(record)
+        if chunk.count >= 1_000 { try flush() }
+      }
+      report.foundByScan = Int(found.end.commit - end.commit)
+      end = found.end
+      // Why the log ends where it does: where the scan stopped, once it carried the log on.
+      stoppedBecause =
+        report.foundByScan > 0
+        ? found.stoppedBecause ?? stoppedBecause : stoppedBecause ?? found.stoppedBecause
+    }
     try flush()
-    report.events = Int(prefix.lastSequence)
-    report.lastSequence = prefix.lastSequence
-    report.commitsLost = max(0, prefix.recorded - prefix.commits)
-    report.stoppedBecause = prefix.stoppedBecause
+    report.events = Int(end.sequence)
+    report.lastSequence = end.sequence
+    let recorded = max(committed ?? 0, prefix.recorded)
+    report.commitsLost = max(0, recorded - Int(end.commit))
+    report.stoppedBecause = report.commitsLost > 0 ? stoppedBecause : nil
+    if committed == nil {
+      let pages = damagedMetaPages.map(String.init).joined(separator: " and ")
+      let why =
+        damagedMetaPages.isEmpty
+        ? "the newest meta page's trees cannot be read, so the log's end is not known"
+        : "meta page \(pages) is damaged, and the transaction it recorded is lost with it"
+      report.lossUnknown =
+        why
+        + (report.foundByScan > 0
+          ? "; \(report.foundByScan) commit(s) after sequence \(prefix.lastSequence) were found by scanning the file, which cannot tell whether their transaction committed"
+          : "")
+    }
     return report
   }
 }
@@ -165,6 +221,44 @@ private struct LogPrefix {
     if stoppedBecause == nil && commits < recorded {
       stoppedBecause = "the log's tree records \(recorded) commits but holds \(commits)"
     }
+  }
+}
+
+/// The commit records of one model version that any leaf page of the file holds, after a
+/// sequence: each passed its checksum and lies under its first sequence.
+private struct ScannedRecords {
+  /// The distinct records found under each key (more than one would make the log ambiguous).
+  private var byKey: [UInt64: [CommitRecord]] = [:]
+
+  init(dataFile: String, pageSize: Int, version: Int, after sequence: UInt64) throws {
+    try LeafScan(dataFile: dataFile, pageSize: pageSize).entries { key, value in
+      guard let key = bigEndian(key), key > sequence, let record = try? CommitRecord(verified: value, key: key),
+        record.modelVersion == version, byKey[key]?.contains(record) != true
+      else { return }
+      byKey[key, default: []].append(record)
+    }
+  }
+
+  /// Hands `keep` the records that follow `start` one after another, up to commit `limit`.
+  func follow(from start: LogEnd, upTo limit: UInt64?, _ keep: (CommitRecord) throws -> Void) rethrows -> (
+    end: LogEnd, stoppedBecause: String?
+  ) {
+    var end = start
+    while limit.map({ end.commit < $0 }) ?? true {
+      let next = end.sequence + 1
+      guard let found = byKey[next] else {
+        return (end, "no intact record of commit \(end.commit + 1) (sequence \(next)) is left in the file")
+      }
+      guard found.count == 1, let record = found.first else {
+        return (end, "the file holds \(found.count) different records starting at sequence \(next)")
+      }
+      guard record.number == end.commit + 1 else {
+        return (end, "the record found at sequence \(next) is of commit \(record.number), not \(end.commit + 1)")
+      }
+      try keep(record)
+      end = LogEnd(commit: record.number, sequence: record.lastSequence)
+    }
+    return (end, nil)
   }
 }
 
