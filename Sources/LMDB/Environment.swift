@@ -25,7 +25,8 @@ public struct EnvironmentOptions: Sendable {
   public var mapSize: Int
   public var maxDatabases: Int
   public var maxReaders: Int
-  /// File mode for newly created files.
+  /// File mode for newly created files: the owner's alone by default (the store's data is
+  /// nobody else's to read).
   public var mode: Int32
   /// Bytes of written zeros to keep past the pages in use (0, the default: none).
   ///
@@ -42,7 +43,7 @@ public struct EnvironmentOptions: Sendable {
 
   public init(
     flags: EnvironmentFlags = [], mapSize: Int = 64 << 20, maxDatabases: Int = 32, maxReaders: Int = 126,
-    mode: Int32 = 0o644, fileReserve: Int = 0, checkPages: Bool = false,
+    mode: Int32 = 0o600, fileReserve: Int = 0, checkPages: Bool = false,
     checksummedDatabases: (@Sendable (String) -> Bool)? = nil
   ) {
     self.checkPages = checkPages
@@ -370,13 +371,16 @@ public final class Environment: @unchecked Sendable {
   /// The largest key LMDB accepts in this environment (511 bytes by default).
   public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(handle)) }
 
-  /// Writes a consistent copy of the environment into `directory` (which must exist and be empty).
-  public func copy(to directory: String, compact: Bool = false) throws(LMDBError) {
+  /// Writes a consistent copy of the environment into `directory` (which must exist and be
+  /// empty), its data file given `mode` (LMDB creates it as the process's umask allows).
+  public func copy(to directory: String, compact: Bool = false, mode: Int32 = 0o600) throws(LMDBError) {
     // The copy reads the map in a transaction of its own: count it, so that no resize
     // remaps the file under it.
     try gate.enter()
     defer { gate.leave() }
     try check(mdb_env_copy2(handle, directory, compact ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2")
+    let file = directory + "/data.mdb"
+    guard chmod(file, mode_t(mode)) == 0 else { throw LMDBError(code: errno, operation: "chmod(\(file))") }
   }
 }
 

@@ -29,7 +29,7 @@ public final class EnvironmentLock {
   ///   when the kernel says which), ``LMDBError`` when the lock file cannot be opened.
   public init(directory: String) throws {
     lockFile = directory + "/lock.mdb"
-    let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw LMDBError(code: errno, operation: "open(\(lockFile))") }
     var request = Self.firstByte(F_WRLCK)
     if Self.fcntlLock(fd, Self.setLock, &request) != 0 {

@@ -7,6 +7,11 @@ public struct VerifyReport: Sendable, Hashable {
   public var events = 0
   /// Each problem names where it is: a log sequence, a database and key.
   public var problems: [String] = []
+  /// What is not damage but should be put right, a sentence each.
+  ///
+  /// The store's directory or files open to others (``StoreStatistics/openToOthers``). They
+  /// do not make the verification fail.
+  public var warnings: [String] = []
   public var isOK: Bool { problems.isEmpty }
 }
 
@@ -33,10 +38,11 @@ extension EventStore {
   /// byte for byte.
   public func verify(progress: (Int) -> Void = { _ in }) throws -> VerifyReport {
     var report = VerifyReport()
+    report.warnings = StoreFiles.openToOthers(at: path)
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
       "eventgraph-verify-\(UUID().uuidString)"
     ).path
-    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    try StoreFiles.makePrivateDirectory(scratch, intermediate: true)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     let scratchEnv = try Environment(
       path: scratch,

@@ -46,7 +46,7 @@ extension EventStore {
         throw MaintenanceError("cannot back up into \(directory): it exists and is not an empty directory")
       }
     } else {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+      try StoreFiles.makePrivateDirectory(directory)
     }
     do {
       try copy(to: directory, compact: compact, into: "backing up \(path)")

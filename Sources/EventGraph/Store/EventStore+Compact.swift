@@ -69,7 +69,7 @@ extension EventStore {
       throw MaintenanceError("cannot compact \(path): \(other); stop it first")
     }
     try? FileManager.default.removeItem(atPath: scratch)  // a killed compaction's copy
-    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+    try StoreFiles.makePrivateDirectory(scratch)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     // Refusals first, from a read-only handle: a refused compaction writes nothing.
     let dropping = try EventStore(path: path, options: StoreOptions(readOnly: true)).versions(

@@ -351,11 +351,15 @@ extension EventStore {
   /// Writes a consistent copy of the store into the existing, empty directory `directory`,
   /// while other writers keep committing (the copy is the store as of one commit).
   ///
+  /// The directory is made its owner's alone (mode 0700) and the copy's data file is too
+  /// (0600), as a store's are.
+  ///
   /// - Parameters:
   ///   - directory: where the copy goes: an existing, empty directory.
   ///   - compact: leave out free pages, renumbering the copy's pages (LMDB's compacting
   ///     copy).
   public func copy(to directory: String, compact: Bool = false) throws {
-    try env.copy(to: directory, compact: compact)
+    try StoreFiles.makePrivateDirectory(directory)
+    try env.copy(to: directory, compact: compact, mode: Int32(StoreFiles.fileMode))
   }
 }

@@ -29,6 +29,9 @@ public struct StoreStatistics: Sendable, Hashable {
   public var freePages: Int = 0
   /// The size of a page, in bytes.
   public var pageSize: Int = 4096
+  /// The store's directory and files that others may read, enter or write, a sentence each
+  /// (a store's directory should be mode 0700, its files 0600); empty when none.
+  public var openToOthers: [String] = []
 
   public static func == (a: Self, b: Self) -> Bool {
     a.path == b.path && a.commits == b.commits && a.events == b.events
@@ -72,7 +75,8 @@ extension EventStore {
         path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, models: models,
         commits: end.commit,
         events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
-        fileSize: file, usedSize: info.usedSize, freePages: try s.reader.txn.freePages(), pageSize: info.pageSize)
+        fileSize: file, usedSize: info.usedSize, freePages: try s.reader.txn.freePages(), pageSize: info.pageSize,
+        openToOthers: StoreFiles.openToOthers(at: path))
     }
   }
 }

@@ -182,9 +182,8 @@ public final class EventStore: Sendable {
         throw StoreError.wrongKey(path: path, keyFile: source.source, detail: error.description)
       }
     }
-    if try !checkCreatable(at: path) {
-      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
+    _ = try checkCreatable(at: path)
+    try StoreFiles.makePrivateDirectory(path, intermediate: true)
     // Scoped, so this first handle is closed before the store opens its own.
     do {
       let env = try Environment(path: path, options: environmentOptions(options))

@@ -53,6 +53,7 @@ struct StatsCommand: ToolCommand {
           JSONField("mapSize", .int(Int64(st.mapSize))), JSONField("fileSize", .int(Int64(st.fileSize))),
           JSONField("usedSize", .int(Int64(st.usedSize))), JSONField("freePages", .int(Int64(st.freePages))),
           JSONField("pageSize", .int(Int64(st.pageSize))),
+          JSONField("openToOthers", .array(st.openToOthers.map { .string($0) })),
           JSONField(
             "replication",
             role.map { r in
@@ -80,6 +81,7 @@ struct StatsCommand: ToolCommand {
     io.print(
       "free     \(st.freePages) pages (\(st.freePages * st.pageSize) bytes) on the free list, reused by later writes; 'eventtool compact' gives them back"
     )
+    for w in st.openToOthers { io.print("access   \(w)") }
     if let role {
       let at = role.kind == .replica ? ", applied through stream sequence \(position ?? "0")" : ""
       let why = role.kind == .fenced ? " (\(role.detail))" : ""

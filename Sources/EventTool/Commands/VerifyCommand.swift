@@ -4,7 +4,7 @@ struct VerifyCommand: ToolCommand {
   let spec = CommandSpec(
     name: "verify", abstract: "Check every commit's checksum and that replaying the log gives the stored state.",
     discussion:
-      "Changes nothing. Exit status 1 when a problem is found; each problem names its log sequence or database key.",
+      "Changes nothing. Exit status 1 when a problem is found; each problem names its log sequence or database key. A store directory or file that others may read or write is reported as a warning (a store is its owner's alone: 0700 for the directory, 0600 for its files), which does not make it fail.",
     positionals: [PositionalSpec("STORE", help: "The store directory.")],
     examples: ["eventtool verify book.store"])
 
@@ -14,6 +14,7 @@ struct VerifyCommand: ToolCommand {
     let bar = io.progress("verify", total: total)
     let report = try store.verify { bar.update($0) }
     bar.finish()
+    for w in report.warnings { io.printError("warning: \(w)") }
     guard report.isOK else {
       for p in report.problems { io.printError(p) }
       throw ToolError.failed("\(report.problems.count) problem(s) found")
