@@ -31,7 +31,8 @@ let package = Package(
     // file written in place, blind indexes.
     .target(name: "EventGraphCrypto", dependencies: ["CSodium"]),
     // The log replicated to a NATS JetStream stream: shipping, read replicas, failover.
-    .target(name: "EventGraphReplication", dependencies: ["EventGraph", "NATSClient", "EventGraphLocking"]),
+    .target(
+      name: "EventGraphReplication", dependencies: ["EventGraph", "NATSClient", "EventGraphLocking", "EventGraphCrypto"]),
     // The package's one lock type (Mutex, or a pthread mutex the sanitizers can see when
     // Tools/sanitize builds); not a product.
     .target(name: "EventGraphLocking"),

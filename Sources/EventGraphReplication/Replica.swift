@@ -25,9 +25,20 @@ public final class Replica: Sendable {
   public let jetStream: JetStream
   public let stream: String
   let member: String
+  /// The writers' key every message must be tagged by, when the stream has one.
+  let key: StreamKey?
 
   /// Follows `stream` into `store`, which must be its replica.
-  public init(store: EventStore, jetStream: JetStream, stream: String) throws {
+  ///
+  /// - Parameters:
+  ///   - store: the replica's store.
+  ///   - jetStream: the JetStream context the stream is read from.
+  ///   - stream: the stream's name.
+  ///   - key: the stream's writers' key (``StreamKey``), required when the stream has one:
+  ///     every message is applied only once its tag verifies.
+  /// - Throws: ``EventGraphModel/ErrorCode/streamKey`` when a key is missing or is not the
+  ///   stream's.
+  public init(store: EventStore, jetStream: JetStream, stream: String, key: StreamKey? = nil) throws {
     guard let role = try store.replicationRole(), role.stream == stream, role.kind == .replica else {
       let now =
         try store.replicationRole()?.description ?? "not replicated"
@@ -37,13 +48,31 @@ public final class Replica: Sendable {
     self.jetStream = jetStream
     self.stream = stream
     self.member = try Membership.member(of: store)
+    self.key = key
+    try Self.checkKey(key, jetStream: jetStream, stream: stream)
+  }
+
+  /// Checks `key` against the stream's genesis message (``StreamLayout/checkKey``).
+  private static func checkKey(_ key: StreamKey?, jetStream: JetStream, stream: String) throws {
+    guard let genesis = try jetStream.message(stream: stream, sequence: 1), genesis.kind == .genesis else {
+      throw ReplicationError.badMessage(
+        stream: stream, sequence: 1, detail: "the first message is not a genesis message")
+    }
+    try StreamLayout.checkKey(key, genesis: genesis, stream: stream)
   }
 
   /// Makes a new replica of `stream` in `path` (which must not hold a store) from its
   /// genesis message: the primary's identity and active model.
-  public static func create(at path: String, jetStream: JetStream, stream: String, options: StoreOptions = .init())
-    throws -> Replica
-  {
+  ///
+  /// - Parameters:
+  ///   - path: the replica's directory, which must not hold a store.
+  ///   - jetStream: the JetStream context the stream is read from.
+  ///   - stream: the stream's name.
+  ///   - options: the options the replica's store is opened with.
+  ///   - key: the stream's writers' key, required when the stream has one.
+  public static func create(
+    at path: String, jetStream: JetStream, stream: String, options: StoreOptions = .init(), key: StreamKey? = nil
+  ) throws -> Replica {
     guard StreamLayout.isValidStreamName(stream), try jetStream.streamInfo(stream) != nil else {
       throw ReplicationError.noStream(
         stream: stream, detail: "there is no such stream on \(jetStream.connection.urls.joined(separator: ","))")
@@ -54,6 +83,7 @@ public final class Replica: Sendable {
       throw ReplicationError.badMessage(
         stream: stream, sequence: 1, detail: "the first message is not a genesis message")
     }
+    try StreamLayout.checkKey(key, genesis: genesis, stream: stream)
     let model: Model
     do {
       model = try Model(json: genesis.data, file: "stream '\(stream)' message 1")
@@ -72,7 +102,8 @@ public final class Replica: Sendable {
     }
     try? fm.removeItem(atPath: path)
     try fm.moveItem(atPath: staging, toPath: path)
-    return try Replica(store: try EventStore(path: path, options: options), jetStream: jetStream, stream: stream)
+    return try Replica(
+      store: try EventStore(path: path, options: options), jetStream: jetStream, stream: stream, key: key)
   }
 
   /// The last stream sequence applied.
@@ -129,6 +160,11 @@ public final class Replica: Sendable {
             stream: stream, sequence: next, detail: "the message is missing: the stream has a gap")
         }
         break
+      }
+      if let key, !key.verifies(message) {
+        // What came before it is the writers': applied, and the forgery refused.
+        try append(&run, through: next - 1)
+        throw ReplicationError.unauthenticated(stream: stream, message)
       }
       if message.kind == .commits, let version = message.version, run.records.isEmpty || version == run.version {
         run.records += try StreamLayout.unpack(message.data, sequence: next, stream: stream)
@@ -203,7 +239,8 @@ public final class Replica: Sendable {
     try catchUp()
     let at = try position()
     let message = StreamLayout.message(
-      .promote, subject: StreamLayout.promote(stream), id: "promote:\(at + 1)", store: store.storeID, member: member)
+      .promote, subject: StreamLayout.promote(stream), id: "promote:\(at + 1)", store: store.storeID, member: member,
+      key: key)
     let outcome = Result { () throws(NATSError) -> PublishAck in try jetStream.publish(message, expectLastSequence: at)
     }
     if case .failure(let e) = outcome, e.isWrongLastSequence {

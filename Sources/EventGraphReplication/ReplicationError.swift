@@ -1,5 +1,6 @@
 import EventGraph
 import Foundation
+import NATSClient
 
 /// A refusal of replication: each names the stream and what is wrong; the local store is
 /// left as it was.
@@ -44,6 +45,16 @@ public struct ReplicationError: RemediedError, Sendable, Hashable {
     .init(code: .diverged, stream: stream, sequence: nil, detail: detail)
   }
 
+  static func unauthenticated(stream: String, _ message: StoredMessage) -> Self {
+    let kind = message.headers[StreamLayout.Header.kind] ?? "unknown"
+    let member = message.headers[StreamLayout.Header.member].map { " as member \($0)" } ?? ""
+    return .init(
+      code: .unauthenticated, stream: stream, sequence: message.sequence,
+      detail:
+        "the \(kind) message published\(member) carries no tag the writers' key verifies: a client without the key published it, and nothing of it was applied"
+    )
+  }
+
   static func stopped(stream: String) -> Self {
     .init(
       code: .stopped, stream: stream, sequence: nil, detail: "replication stopped before the commit reached the stream")
@@ -66,6 +77,11 @@ extension ErrorCode where Domain == ReplicationError {
   public static var noStream: Self { Self("noStream") }
   /// The store and the stream disagree about a version's log.
   public static var diverged: Self { Self("diverged") }
+  /// A message of the stream is not tagged by the writers' key (``StreamKey``): someone
+  /// who does not hold it published it.
+  public static var unauthenticated: Self { Self("unauthenticated") }
+  /// The writers' key is missing, cannot be read, or is not the stream's.
+  public static var streamKey: Self { Self("streamKey") }
   /// The replication was stopped.
   public static var stopped: Self { Self("stopped") }
 }

@@ -26,9 +26,10 @@ extension Shipper {
       name: stream, subjects: StreamLayout.subjects(stream), replicas: replicas, duplicateWindow: 600)
     if info.lastSequence == 0 {
       let active = try store.activeVersion()
+      var headers = [StreamLayout.Header.version: String(active)]
+      if let key { headers[StreamLayout.Header.key] = key.fingerprint }
       try publish(
-        kind: .genesis, subject: StreamLayout.genesis(stream), id: "genesis",
-        headers: [StreamLayout.Header.version: String(active)],
+        kind: .genesis, subject: StreamLayout.genesis(stream), id: "genesis", headers: headers,
         data: Array(try store.model(version: active).jsonText.utf8), expectNoMessage: true)
     } else {
       try readStream(lastSequence: info.lastSequence, wasPrimary: wasPrimary)
@@ -44,9 +45,11 @@ extension Shipper {
     guard owner == store.storeID else {
       throw ReplicationError.otherStore(stream: stream, found: owner, expected: store.storeID)
     }
+    try StreamLayout.checkKey(key, genesis: genesis, stream: stream)
     guard let last = try jetStream.message(stream: stream, sequence: lastSequence) else {
       throw ReplicationError.badMessage(stream: stream, sequence: lastSequence, detail: "the last message is missing")
     }
+    if let key, !key.verifies(last) { throw ReplicationError.unauthenticated(stream: stream, last) }
     if last.member != member {
       guard wasPrimary else {
         throw ReplicationError.wrongRole(

@@ -33,6 +33,8 @@ public final class Shipper: CommitAcknowledging, Sendable {
   /// The largest message published, in bytes (a single larger commit goes alone).
   public let maxMessageBytes: Int
   let member: String
+  /// The writers' key that tags every message, when the stream has one.
+  let key: StreamKey?
   private let state = Locked(ShipperState())
   private let wake = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
@@ -43,9 +45,12 @@ public final class Shipper: CommitAcknowledging, Sendable {
   ///   - stream: the stream's name; by default `EG_` and the store's identity.
   ///   - mode: when a commit counts as shipped (``Mode-swift.enum``).
   ///   - replicas: the stream's replication factor, when the shipper creates it.
-  public init(store: EventStore, jetStream: JetStream, stream: String? = nil, mode: Mode = .local, replicas: Int = 3)
-    throws
-  {
+  ///   - key: the writers' key (``StreamKey``) that tags every message: given to the stream
+  ///     when the shipper creates it, and required when the stream has one.
+  public init(
+    store: EventStore, jetStream: JetStream, stream: String? = nil, mode: Mode = .local, replicas: Int = 3,
+    key: StreamKey? = nil
+  ) throws {
     let name = stream ?? StreamLayout.defaultStream(storeID: store.storeID)
     guard StreamLayout.isValidStreamName(name) else {
       throw ReplicationError.wrongRole(stream: name, detail: "a stream's name is 1 to 64 letters, digits, '_' or '-'")
@@ -56,6 +61,7 @@ public final class Shipper: CommitAcknowledging, Sendable {
     self.mode = mode
     self.maxMessageBytes = max(64 << 10, min(jetStream.connection.maxPayload - (8 << 10), 4 << 20))
     self.member = try Membership.member(of: store)
+    self.key = key
     try prepare(replicas: replicas)
   }
 
@@ -212,7 +218,7 @@ public final class Shipper: CommitAcknowledging, Sendable {
     expectNoMessage: Bool = false
   ) throws {
     let message = StreamLayout.message(
-      kind, subject: subject, id: id, store: store.storeID, member: member, headers: headers, data: data)
+      kind, subject: subject, id: id, store: store.storeID, member: member, headers: headers, data: data, key: key)
     var delay = 0.05
     while true {
       let expected = state.withLock { $0.lastSequence }
@@ -235,6 +241,14 @@ public final class Shipper: CommitAcknowledging, Sendable {
         {
           state.withLock { $0.lastSequence = last }
           return
+        }
+        // A message the writers' key does not verify is no member's: it does not fence.
+        if let key, let last = try? jetStream.streamInfo(stream)?.lastSequence,
+          let stored = try? jetStream.message(stream: stream, sequence: last), !key.verifies(stored)
+        {
+          let error = ReplicationError.unauthenticated(stream: stream, stored)
+          state.withLock { $0.lastError = error.description }
+          throw error
         }
         throw fence(at: expected + 1, detail: "another member published to the stream after sequence \(expected)")
       }

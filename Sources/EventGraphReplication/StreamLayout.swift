@@ -15,7 +15,8 @@ import NATSClient
 /// | `eg.S.promote` | `promote` | another member took over as primary |
 ///
 /// Every message names the store (`EG-Store`) and the member that published it
-/// (`EG-Member`); every publish is fenced by the stream's expected last sequence, so the
+/// (`EG-Member`); in a stream with a writers' key every message carries its tag (`EG-Tag`)
+/// and the genesis message the key's fingerprint (`EG-Key`); every publish is fenced by the stream's expected last sequence, so the
 /// stream has one writer at a time and is an exact, gap-free copy of the log.
 enum StreamLayout {
   enum Kind: String {
@@ -29,6 +30,10 @@ enum StreamLayout {
     static let version = "EG-Version"
     static let first = "EG-First"
     static let last = "EG-Last"
+    /// The message's tag under the writers' key (``StreamKey``), 64 hex digits.
+    static let tag = "EG-Tag"
+    /// The writers' key's fingerprint, on the genesis message of an authenticated stream.
+    static let key = "EG-Key"
   }
 
   static func subjects(_ stream: String) -> [String] { ["eg.\(stream).>"] }
@@ -50,16 +55,19 @@ enum StreamLayout {
   }
 
   /// A message of `kind` published by `member` of store `store`, with its ID in the store's
-  /// namespace (`STORE:ID`) and the headers every message carries.
+  /// namespace (`STORE:ID`) and the headers every message carries; tagged by `key` when the
+  /// stream has one.
   static func message(
     _ kind: Kind, subject: String, id: String, store: String, member: String, headers: [String: String] = [:],
-    data: [UInt8] = []
+    data: [UInt8] = [], key: StreamKey?
   ) -> OutgoingMessage {
     var all = headers
     all[Header.kind] = kind.rawValue
     all[Header.store] = store
     all[Header.member] = member
-    return OutgoingMessage(subject: subject, id: "\(store):\(id)", headers: all, data: data)
+    var message = OutgoingMessage(subject: subject, id: "\(store):\(id)", headers: all, data: data)
+    key?.sign(&message)
+    return message
   }
 
   // MARK: - Commit records in a message

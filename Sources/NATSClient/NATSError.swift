@@ -10,12 +10,19 @@ public struct NATSError: Error, Sendable, Hashable, CustomStringConvertible {
   public let detail: String
   let statusValue: UInt32
 
-  init(_ status: natsStatus, code: jsErrCode = jsErrCode(rawValue: 0), doing detail: String) {
+  /// - Parameter fromNATS: whether nats.c reported the failure, so that its last error text
+  ///   belongs to it; false for a refusal of this module's own.
+  init(_ status: natsStatus, code: jsErrCode = jsErrCode(rawValue: 0), doing detail: String, fromNATS: Bool = true) {
     self.statusValue = status.rawValue
     self.status = String(cString: natsStatus_GetText(status))
     self.code = Int(code.rawValue)
     var last = natsStatus(rawValue: 0)
-    let text = nats_GetLastError(&last).map { String(cString: $0) } ?? ""
+    var text = fromNATS ? nats_GetLastError(&last).map { String(cString: $0) } ?? "" : ""
+    // nats.c puts where in its source the error arose first, "(conn.c:733): ": not the
+    // reader's concern.
+    if text.hasPrefix("("), let end = text.range(of: "): "), text[..<end.lowerBound].contains(".c:") {
+      text = String(text[end.upperBound...])
+    }
     self.detail = text.isEmpty || text == self.status ? detail : "\(detail): \(text)"
   }
 
@@ -28,6 +35,9 @@ public struct NATSError: Error, Sendable, Hashable, CustomStringConvertible {
     statusValue == NATS_NOT_FOUND.rawValue || code == Int(JSStreamNotFoundErr.rawValue)
       || code == Int(JSNoMessageFoundErr.rawValue)
   }
+
+  /// No server of the list answered.
+  public var isNoServer: Bool { statusValue == NATS_NO_SERVER.rawValue }
 
   /// A failure that may pass (no answer in time, no leader yet, a reconnecting connection).
   ///

@@ -1,6 +1,7 @@
 import EventGraph
 import EventGraphLocking
 import Foundation
+import NATSClient
 
 // A child process for crash and multi-process tests: appends commits to a store until
 // killed, printing "done N" after commit N has returned (so it is durable). Each commit
@@ -18,7 +19,8 @@ import Foundation
 // `--switch-versions` makes each step a commit at the active version followed by a switch to
 // the other of versions 1 and 2 (installed on first use), reopening the store after it.
 //
-// `--nats URLS --stream NAME` ships the store to that stream in quorum mode: commits go
+// `--nats URLS --stream NAME` ships the store to that stream in quorum mode (over TLS with
+// `--nats-tls-ca FILE`, as `--nats-user NAME` with `--nats-password-file FILE`): commits go
 // through the async API (one task unless `--async T`), and "done N" follows the stream's
 // acknowledgement of commit N.
 //
@@ -35,6 +37,7 @@ struct Settings: Sendable {
   var switchVersions: Bool
   var nats: [String]
   var stream: String?
+  var security = NATSSecurity()
 
   init?(_ args: [String]) {
     guard let path = args.first else { return nil }
@@ -52,6 +55,10 @@ struct Settings: Sendable {
     switchVersions = args.contains("--switch-versions")
     nats = option("--nats")?.split(separator: ",").map(String.init) ?? []
     stream = option("--stream")
+    security.caFile = option("--nats-tls-ca")
+    security.user = option("--nats-user")
+    security.password = option("--nats-password-file").flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
+      .trimmingCharacters(in: .whitespacesAndNewlines)
     // Quorum acknowledgement is the service's: commits go through it.
     if !nats.isEmpty { tasks = max(tasks, 1) }
   }
@@ -125,7 +132,8 @@ enum StressWriter {
     if s.switchVersions { return try switchVersions(s) }
     let store = try open(s.path)
     let metadata = CommitMetadata(author: s.author)
-    let shipper = try s.nats.isEmpty ? nil : QuorumShipping.start(store, urls: s.nats, stream: s.stream)
+    let shipper =
+      try s.nats.isEmpty ? nil : QuorumShipping.start(store, urls: s.nats, stream: s.stream, security: s.security)
     defer { shipper?.stop() }
     guard s.tasks > 0 else {
       var n = 0

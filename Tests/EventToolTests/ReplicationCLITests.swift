@@ -37,9 +37,9 @@ final class ReplicationCLITests {
     try people.joined(separator: "\n").write(toFile: dir + "/people.jsonl", atomically: true, encoding: .utf8)
     #expect(try run(["import", primary, dir + "/people.jsonl", "--batch", "10"]).status == 0)
     let stream = "CLI"
-    let shipped = try run(["replicate", primary, "--nats", cluster.urls, "--stream", stream])
+    let shipped = try run(["replicate", primary] + cluster.arguments + ["--stream", stream])
     #expect(shipped.status == 0, "\(shipped.err)")
-    #expect(try run(["replica", replica, "--nats", cluster.urls, "--stream", stream]).status == 0)
+    #expect(try run(["replica", replica] + cluster.arguments + ["--stream", stream]).status == 0)
     #expect(try fingerprint(replica) == fingerprint(primary))
 
     let upcast = try run([
@@ -47,17 +47,17 @@ final class ReplicationCLITests {
       examples + "/AddressBook.v1-v2.mapping.json",
     ])
     #expect(upcast.status == 0, "\(upcast.err)")
-    #expect(try run(["replicate", primary, "--nats", cluster.urls, "--stream", stream]).status == 0)
-    #expect(try run(["replica", replica, "--nats", cluster.urls, "--stream", stream]).status == 0)
+    #expect(try run(["replicate", primary] + cluster.arguments + ["--stream", stream]).status == 0)
+    #expect(try run(["replica", replica] + cluster.arguments + ["--stream", stream]).status == 0)
     #expect(try fingerprint(replica) == fingerprint(primary))
     #expect(try run(["stats", replica]).out.contains("AddressBook v2"))
 
     #expect(try run(["rollback", primary]).status == 0)
-    #expect(try run(["replicate", primary, "--nats", cluster.urls, "--stream", stream]).status == 0)
-    #expect(try run(["replica", replica, "--nats", cluster.urls, "--stream", stream]).status == 0)
+    #expect(try run(["replicate", primary] + cluster.arguments + ["--stream", stream]).status == 0)
+    #expect(try run(["replica", replica] + cluster.arguments + ["--stream", stream]).status == 0)
     #expect(try fingerprint(replica) == fingerprint(primary))
     #expect(try run(["stats", replica]).out.contains("role     replica of stream CLI"))
-    #expect(try run(["stats", replica, "--nats", cluster.urls]).out.contains("lag      0 message(s) behind"))
+    #expect(try run(["stats", replica] + cluster.arguments).out.contains("lag      0 message(s) behind"))
     // A commit the primary has not shipped yet shows as its lag.
     try #"{"commit":"late","type":"insert","object":"$x","entity":"AddressBook"}"#.appending("\n")
       .appending(#"{"commit":"late","type":"set","object":"$x","key":"firstName","value":"x"}"#).appending("\n")
@@ -65,7 +65,7 @@ final class ReplicationCLITests {
       .write(toFile: dir + "/late.jsonl", atomically: true, encoding: .utf8)
     let appended = try run(["append", primary, dir + "/late.jsonl"])
     #expect(appended.status == 0, "\(appended.err)")
-    #expect(try run(["stats", primary, "--nats", cluster.urls]).out.contains("lag      1 commit(s) not yet shipped"))
+    #expect(try run(["stats", primary] + cluster.arguments).out.contains("lag      1 commit(s) not yet shipped"))
   }
 
   @Test("bad input: no server at the URL, a replica written to, promote of a primary, a stream of another store")
@@ -82,21 +82,21 @@ final class ReplicationCLITests {
     #expect(notURL.status == 2)
     #expect(notURL.err.contains("'localhost:4222' is not a NATS URL"))
 
-    #expect(try run(["replicate", primary, "--nats", cluster.urls, "--stream", "BAD"]).status == 0)
-    let foreign = try run(["replicate", other, "--nats", cluster.urls, "--stream", "BAD"])
+    #expect(try run(["replicate", primary] + cluster.arguments + ["--stream", "BAD"]).status == 0)
+    let foreign = try run(["replicate", other] + cluster.arguments + ["--stream", "BAD"])
     #expect(foreign.status == 1)
     #expect(foreign.err.contains("stream 'BAD'") && foreign.err.contains("belongs to store"))
 
-    #expect(try run(["replica", dir + "/r", "--nats", cluster.urls, "--stream", "BAD"]).status == 0)
+    #expect(try run(["replica", dir + "/r"] + cluster.arguments + ["--stream", "BAD"]).status == 0)
     try #"{"commit":"x","entity":"AddressBook","firstName":"a","lastName":"b"}"#.write(
       toFile: dir + "/one.jsonl", atomically: true, encoding: .utf8)
     let written = try run(["append", dir + "/r", dir + "/one.jsonl"])
     #expect(written.status == 1)
     #expect(written.err.contains("is a read replica of stream 'BAD'"))
-    let promotePrimary = try run(["promote", primary, "--nats", cluster.urls])
+    let promotePrimary = try run(["promote", primary] + cluster.arguments)
     #expect(promotePrimary.status == 1)
     #expect(promotePrimary.err.contains("only a read replica can be promoted"))
-    let missing = try run(["replica", dir + "/r2", "--nats", cluster.urls, "--stream", "NOSUCH"])
+    let missing = try run(["replica", dir + "/r2"] + cluster.arguments + ["--stream", "NOSUCH"])
     #expect(missing.status == 1)
     #expect(missing.err.contains("stream 'NOSUCH'"))
     #expect(!FileManager.default.fileExists(atPath: dir + "/r2"))

@@ -15,7 +15,7 @@ struct QuorumWriter {
   init(store: String, cluster: NATSCluster, stream: String, author: String, extra: [String] = []) throws {
     process.executableURL = ToolRunner.productsDirectory.appendingPathComponent("StressWriter")
     process.arguments =
-      [store, "--nats", cluster.urls, "--stream", stream, "--per-commit", "3", "--author", author] + extra
+      [store] + cluster.arguments + ["--stream", stream, "--per-commit", "3", "--author", author] + extra
     process.standardOutput = out
     process.standardError = err
     try process.run()
@@ -135,7 +135,7 @@ final class ReplicationKillTests {
     for _ in 0..<10 {
       let p = Process()
       p.executableURL = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
-      p.arguments = ["replica", dir + "/killed-replica", "--nats", cluster.urls, "--stream", "RKILL"]
+      p.arguments = ["replica", dir + "/killed-replica"] + cluster.arguments + ["--stream", "RKILL"]
       p.standardOutput = FileHandle.nullDevice
       p.standardError = FileHandle.nullDevice
       try p.run()

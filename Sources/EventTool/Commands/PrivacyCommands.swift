@@ -4,16 +4,17 @@ internal import EventGraphText
 /// `eventtool keygen`: a new key-encryption key (Docs/privacy.md).
 struct KeygenCommand: ToolCommand {
   let spec = CommandSpec(
-    name: "keygen", abstract: "Write a new random key-encryption key for stores with personal data.",
+    name: "keygen",
+    abstract: "Write a new random key: a key-encryption key for personal data, or a replication stream's writers' key.",
     discussion:
-      "Writes 32 random bytes to PATH with mode 0600, and never overwrites a file. Give the file to every command on a store whose model has personal attributes with --key-file PATH (or EVENTGRAPH_KEY_FILE), and keep it apart from the store and its backups: whoever holds both can read the personal data of every subject not erased.",
+      "Writes 32 random bytes to PATH with mode 0600, and never overwrites a file. Give the file to every command on a store whose model has personal attributes with --key-file PATH (or EVENTGRAPH_KEY_FILE), and keep it apart from the store and its backups: whoever holds both can read the personal data of every subject not erased. The same kind of file is a replication stream's writers' key (--stream-key PATH of replicate, replica and promote): make one of its own for that.",
     positionals: [PositionalSpec("PATH", help: "The key file to create.")],
-    examples: ["eventtool keygen book.key"])
+    examples: ["eventtool keygen book.key", "eventtool keygen book.stream-key"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let path = try a.required("PATH")
     try EventStore.generateKeyFile(at: path)
-    io.print("wrote \(path): a new key-encryption key (32 bytes, mode 0600)")
+    io.print("wrote \(path): a new random key (32 bytes, mode 0600)")
   }
 }
 

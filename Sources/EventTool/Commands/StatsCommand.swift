@@ -15,7 +15,7 @@ struct StatsCommand: ToolCommand {
         help:
           "Ask the replication stream how far behind the store is (a replica's messages, a primary's unshipped commits)."
       ),
-    ],
+    ] + ReplicationOptions.security,
     examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
