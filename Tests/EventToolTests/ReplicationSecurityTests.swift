@@ -53,34 +53,82 @@ extension ReplicationTests {
     #expect(missing?.detail.contains("missing.creds cannot be read") == true)
   }
 
-  @Test("a server that takes a token: the token file connects, another token is refused")
-  func tokenServer() throws {
+  /// A one-node server (no JetStream) run with `arguments` on a free port, and its URL;
+  /// stopped by `stop`.
+  func singleServer(_ name: String, _ arguments: [String]) throws -> (url: String, stop: () -> Void) {
     let root = URL(fileURLWithPath: NATSCluster.script).deletingLastPathComponent().deletingLastPathComponent()
     let server = Process()
     server.executableURL = root.appendingPathComponent(".tools/nats/bin/nats-server")
-    let ports = dir + "/token-ports"
+    let ports = dir + "/" + name + "-ports"
     try FileManager.default.createDirectory(atPath: ports, withIntermediateDirectories: true)
-    server.arguments = ["-a", "127.0.0.1", "-p", "-1", "--auth", "s3cret-token", "--ports_file_dir", ports]
+    server.arguments = ["-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", ports] + arguments
     server.standardOutput = FileHandle.nullDevice
     server.standardError = FileHandle.nullDevice
     try server.run()
-    defer {
+    let stop = {
       server.terminate()
       server.waitUntilExit()
     }
     let file = ports + "/nats-server_\(server.processIdentifier).ports"
-    var url: String?
-    for _ in 0..<100 where url == nil {
+    for _ in 0..<200 {
       if let data = FileManager.default.contents(atPath: file),
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-        let list = object["nats"] as? [String]
+        let url = (object["nats"] as? [String])?.first
       {
-        url = list.first
-      } else {
-        Thread.sleep(forTimeInterval: 0.05)
+        return (url, stop)
       }
+      Thread.sleep(forTimeInterval: 0.05)
     }
-    let address = try #require(url)
+    stop()
+    throw NATSCluster.ClusterError(message: "nats-server \(arguments) wrote no ports file")
+  }
+
+  @Test(
+    "a server that verifies clients (mutual TLS): the client certificate connects; none is refused; a missing key file is named"
+  )
+  func clientCertificates() throws {
+    let tls = cluster.directory + "/tls"
+    let config = dir + "/mtls.conf"
+    try """
+    tls {
+      cert_file: "\(tls)/server.pem"
+      key_file: "\(tls)/server-key.pem"
+      ca_file: "\(tls)/ca.pem"
+      verify: true
+    }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (address, stop) = try singleServer("mtls", ["-c", config])
+    defer { stop() }
+    var withCertificate = NATSSecurity()
+    withCertificate.caFile = tls + "/ca.pem"
+    withCertificate.certificateFile = tls + "/client.pem"
+    withCertificate.keyFile = tls + "/client-key.pem"
+    #expect(try connect(withCertificate, urls: [address]).maxPayload > 0)
+    var without = withCertificate
+    without.certificateFile = nil
+    without.keyFile = nil
+    #expect(throws: NATSError.self) { try connect(without, urls: [address]) }
+    var missingKey = withCertificate
+    missingKey.keyFile = dir + "/nowhere-key.pem"
+    let unreadable = #expect(throws: NATSError.self) { try connect(missingKey, urls: [address]) }
+    #expect(unreadable?.detail.contains("nowhere-key.pem") == true, "\(String(describing: unreadable))")
+    let store = dir + "/mtls-store"
+    _ = try EventStore.create(at: store, model: model())
+    let tool = try ToolRunner.eventtool(
+      [
+        "stats", store, "--nats", address, "--nats-tls-ca", tls + "/ca.pem", "--nats-tls-cert", tls + "/client.pem",
+        "--nats-tls-key", tls + "/client-key.pem",
+      ])
+    #expect(tool.status == 0, "\(tool.err)")
+    let half = try ToolRunner.eventtool(["stats", store, "--nats", address, "--nats-tls-cert", tls + "/client.pem"])
+    #expect(half.status == 2)
+    #expect(half.err.contains("both its certificate file and its key file"), "\(half.err)")
+  }
+
+  @Test("a server that takes a token: the token file connects, another token is refused")
+  func tokenServer() throws {
+    let (address, stop) = try singleServer("token", ["--auth", "s3cret-token"])
+    defer { stop() }
     var good = NATSSecurity()
     good.token = "s3cret-token"
     #expect(try connect(good, urls: [address]).maxPayload > 0)
