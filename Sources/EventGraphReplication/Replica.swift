@@ -229,6 +229,69 @@ public final class Replica: Sendable {
 
   // MARK: - Failover
 
+  /// Follows the stream as a candidate for primary: while a primary holds the stream's
+  /// lease, it applies messages as ``follow(poll:until:)`` does; once the lease lapses, it
+  /// applies the whole stream, races the other candidates for the lease with a
+  /// compare-and-set, and the winner promotes itself (``promote()``, fenced by the stream's
+  /// last sequence) and starts shipping as the new primary, holding the lease.
+  ///
+  /// The losers keep following, now the new primary's messages. A candidate that won the
+  /// lease but whose promotion is fenced — the former primary published meanwhile — gives
+  /// the lease back and goes on following.
+  ///
+  /// - Parameters:
+  ///   - lease: the lease's time to live (the primary's must be the same) and this member's
+  ///     address, published in the lease once it is the primary.
+  ///   - mode: the new primary's shipping mode.
+  ///   - poll: how long to wait when the stream has nothing new, in seconds.
+  ///   - shouldStop: checked between messages.
+  /// - Returns: the new primary's shipper, started; `nil` when `shouldStop` said so first.
+  public func runAsCandidate(
+    lease: LeaseOptions = .init(), mode: Shipper.Mode = .local, poll: Double = 0.01, until shouldStop: () -> Bool
+  ) throws -> Shipper? {
+    let kv = try PrimaryLease.open(jetStream, stream: stream, ttl: lease.ttl)
+    let mine = LeaseHolder(member: member, store: store.storeID, address: lease.address)
+    // The lease is read a few times per time to live: a lapse is seen within a fraction
+    // of it, without a request per message.
+    let every = min(max(poll, lease.ttl / 20), 0.25)
+    var lastLook = Date.distantPast
+    while !shouldStop() {
+      var applied = 0
+      do {
+        applied = try applyNext(upTo: .max)
+        if Date().timeIntervalSince(lastLook) >= every {
+          lastLook = Date()
+          if try kv.get(PrimaryLease.key) == nil, let shipper = try stand(kv, mine, lease: lease, mode: mode) {
+            return shipper
+          }
+        }
+      } catch let e as NATSError where e.isTransient {
+        applied = 0
+      }
+      if applied == 0 { Thread.sleep(forTimeInterval: poll) }
+    }
+    return nil
+  }
+
+  /// Races for the lapsed lease; the started shipper when this member won and promoted
+  /// itself, `nil` when another member won or the promotion was fenced.
+  private func stand(_ kv: KeyValue, _ mine: LeaseHolder, lease: LeaseOptions, mode: Shipper.Mode) throws
+    -> Shipper?
+  {
+    try catchUp()
+    guard let revision = try kv.create(PrimaryLease.key, PrimaryLease.encode(mine)) else { return nil }
+    do {
+      try promote()
+    } catch let e as ReplicationError where e.code == .fenced {
+      // The former primary published after all: it lives. Give the lease back to it.
+      if try kv.get(PrimaryLease.key)?.revision == revision { try kv.delete(PrimaryLease.key) }
+      return nil
+    }
+    let shipper = try Shipper(store: store, jetStream: jetStream, stream: stream, mode: mode, key: key, lease: lease)
+    shipper.start()
+    return shipper
+  }
+
   /// Makes this replica the primary: it applies everything the stream holds, then
   /// publishes a promote message fenced by the stream's last sequence — so a former
   /// primary's next publish is refused — and takes the primary's role.

@@ -55,6 +55,13 @@ public struct ReplicationError: RemediedError, Sendable, Hashable {
     )
   }
 
+  static func leaseHeld(stream: String, holder: LeaseHolder?) -> Self {
+    let who = holder.map { "member \($0.member)" + ($0.address.map { " (\($0))" } ?? "") } ?? "another member"
+    return .init(
+      code: .leaseHeld, stream: stream, sequence: nil,
+      detail: "\(who) holds the primary's lease: it is the primary; this store may write only once that lease lapses")
+  }
+
   static func stopped(stream: String) -> Self {
     .init(
       code: .stopped, stream: stream, sequence: nil, detail: "replication stopped before the commit reached the stream")
@@ -82,6 +89,8 @@ extension ErrorCode where Domain == ReplicationError {
   public static var unauthenticated: Self { Self("unauthenticated") }
   /// The writers' key is missing, cannot be read, or is not the stream's.
   public static var streamKey: Self { Self("streamKey") }
+  /// Another member holds the stream's lease (``LeaseHolder``): it is the primary.
+  public static var leaseHeld: Self { Self("leaseHeld") }
   /// The replication was stopped.
   public static var stopped: Self { Self("stopped") }
 }

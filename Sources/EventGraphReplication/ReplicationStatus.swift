@@ -10,6 +10,9 @@ public struct ReplicationStatus: Sendable, Hashable {
   public let appliedSequence: UInt64?
   /// A primary's commits of its active version that the stream does not hold yet.
   public let unshippedCommits: UInt64?
+  /// Who holds the stream's lease (``LeaseHolder``): the primary services write to; `nil`
+  /// when no one does.
+  public let leaseHolder: LeaseHolder?
 
   /// A replica's lag in messages (0 when caught up); `nil` for a primary.
   public var messagesBehind: UInt64? { appliedSequence.map { streamLastSequence - min($0, streamLastSequence) } }
@@ -27,11 +30,12 @@ public struct ReplicationStatus: Sendable, Hashable {
     guard let info = try jetStream.streamInfo(role.stream) else {
       throw ReplicationError.noStream(stream: role.stream, detail: "there is no such stream on the servers given")
     }
+    let holder = try leaseHolder(jetStream: jetStream, stream: role.stream)
     switch role.kind {
     case .replica:
       return ReplicationStatus(
         role: role, streamLastSequence: info.lastSequence, appliedSequence: try Membership.position(of: store),
-        unshippedCommits: nil)
+        unshippedCommits: nil, leaseHolder: holder)
     case .primary, .fenced:
       let version = try store.activeVersion()
       let shipped =
@@ -40,7 +44,7 @@ public struct ReplicationStatus: Sendable, Hashable {
       let end = try store.read { try $0.logEnd().commit }
       return ReplicationStatus(
         role: role, streamLastSequence: info.lastSequence, appliedSequence: nil,
-        unshippedCommits: end - min(end, shipped))
+        unshippedCommits: end - min(end, shipped), leaseHolder: holder)
     }
   }
 }

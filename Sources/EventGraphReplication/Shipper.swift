@@ -35,6 +35,10 @@ public final class Shipper: CommitAcknowledging, Sendable {
   let member: String
   /// The writers' key that tags every message, when the stream has one.
   let key: StreamKey?
+  /// Holds the stream's lease while the shipper runs, when it was asked to (set once, after
+  /// the stream was found to be this store's).
+  private let leaseKeeper = Locked<LeaseKeeper?>(nil)
+  private var lease: LeaseKeeper? { leaseKeeper.withLock { $0 } }
   private let state = Locked(ShipperState())
   private let wake = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
@@ -47,9 +51,13 @@ public final class Shipper: CommitAcknowledging, Sendable {
   ///   - replicas: the stream's replication factor, when the shipper creates it.
   ///   - key: the writers' key (``StreamKey``) that tags every message: given to the stream
   ///     when the shipper creates it, and required when the stream has one.
+  ///   - lease: hold the stream's lease (``LeaseOptions``), renewed until ``stop()``, so
+  ///     that candidates (``Replica/runAsCandidate(lease:mode:poll:until:)``) take over only
+  ///     once this primary stops renewing it. Without it, candidates see no primary.
+  /// - Throws: ``EventGraphModel/ErrorCode/leaseHeld`` when another member holds the lease.
   public init(
     store: EventStore, jetStream: JetStream, stream: String? = nil, mode: Mode = .local, replicas: Int = 3,
-    key: StreamKey? = nil
+    key: StreamKey? = nil, lease: LeaseOptions? = nil
   ) throws {
     let name = stream ?? StreamLayout.defaultStream(storeID: store.storeID)
     guard StreamLayout.isValidStreamName(name) else {
@@ -63,6 +71,11 @@ public final class Shipper: CommitAcknowledging, Sendable {
     self.member = try Membership.member(of: store)
     self.key = key
     try prepare(replicas: replicas)
+    if let lease {
+      let keeper = try LeaseKeeper(
+        jetStream: jetStream, stream: name, member: member, store: store.storeID, options: lease)
+      leaseKeeper.withLock { $0 = keeper }
+    }
   }
 
   // MARK: - Running
@@ -91,6 +104,7 @@ public final class Shipper: CommitAcknowledging, Sendable {
       defer { s.stopped = true }
       return s.started && !s.stopped
     }
+    lease?.stop()
     guard wasRunning else { return }
     if mode == .quorum { store.setAcknowledger(nil) }
     wake.signal()
@@ -103,7 +117,8 @@ public final class Shipper: CommitAcknowledging, Sendable {
   public var status: ShipperStatus {
     state.withLock { s in
       ShipperStatus(
-        stream: stream, lastSequence: s.lastSequence, shipped: s.shipped, fenced: s.fenced, lastError: s.lastError)
+        stream: stream, lastSequence: s.lastSequence, shipped: s.shipped, fenced: s.fenced, lastError: s.lastError,
+        leaseLostTo: lease?.lostTo)
     }
   }
 
@@ -264,6 +279,7 @@ public final class Shipper: CommitAcknowledging, Sendable {
   private func fence(at sequence: UInt64?, detail: String) -> ReplicationError {
     let error = ReplicationError.fenced(stream: stream, sequence: sequence, detail: detail)
     state.withLock { $0.fenced = error }
+    lease?.stop()
     try? store.setReplicationRole(ReplicationRole(.fenced, stream: stream, detail: detail))
     failWaiters(error)
     return error
@@ -281,6 +297,9 @@ public struct ShipperStatus: Sendable {
   public let fenced: ReplicationError?
   /// The last failure it is retrying (a stream without a leader, a timeout), if any.
   public let lastError: String?
+  /// The member that took the stream's lease from this primary once it lapsed: it is
+  /// promoting itself, and this shipper's next publish will be fenced.
+  public let leaseLostTo: LeaseHolder?
 }
 
 struct ShipperState: Sendable {

@@ -7,7 +7,7 @@ import Foundation
 public final class JetStream: @unchecked Sendable {
   // Safety of @unchecked Sendable: nats.c's JetStream context is safe to share between
   // threads; it is created once in init and destroyed once in deinit.
-  private let context: OpaquePointer
+  let context: OpaquePointer
   /// Keeps the connection open while the context lives.
   public let connection: NATSConnection
 

@@ -59,6 +59,24 @@ enum ReplicationOptions {
     return trimmed
   }
 
+  static let leaseTTL = OptionSpec(
+    "lease-ttl", valueName: "SECONDS",
+    help: "How long the primary's lease lives unrenewed (default 2; the primary and its candidates must agree).")
+  static let advertise = OptionSpec(
+    "advertise", valueName: "ADDRESS", help: "Where services reach this store once it is the primary, shown in the lease.")
+
+  /// The lease options of `--lease-ttl` and `--advertise`.
+  static func lease(_ a: ParsedArguments) throws -> LeaseOptions {
+    var lease = LeaseOptions(address: a.value("advertise"))
+    if let text = a.value("lease-ttl") {
+      guard let ttl = Double(text), ttl >= 0.5, ttl <= 3600 else {
+        throw ToolError.usage("--lease-ttl: '\(text)' is not a number of seconds from 0.5 to 3600")
+      }
+      lease.ttl = ttl
+    }
+    return lease
+  }
+
   /// The writers' key of `--stream-key`, if given.
   static func key(_ a: ParsedArguments) throws -> StreamKey? {
     try a.value("stream-key").map { try StreamKey(file: $0) }
@@ -88,22 +106,25 @@ struct ReplicateCommand: ToolCommand {
   let spec = CommandSpec(
     name: "replicate", abstract: "Ship a store's log to a NATS JetStream stream, as its primary.",
     discussion:
-      "Creates the stream (three replicas, file storage) when it does not exist, then publishes every commit record not yet in it, byte for byte, a message per run of consecutive commits, each fenced by the stream's last sequence; model versions and version switches travel too. With --follow it keeps shipping what other processes commit until it is stopped; a killed shipper resumes where the stream ends. Another store promoted in its place fences it: it stops, marks the store fenced, and exits 1. With --quorum it prints a line for every commit the stream has stored on a majority: the acknowledgement a writer waiting for quorum reads (the Swift service's quorum mode waits by itself). With --stream-key every message is tagged with the writers' key (a new stream records the key's fingerprint; a stream that has a key requires it); the --nats-tls and --nats-user options connect over TLS and log in (Docs/replication.md).",
+      "Creates the stream (three replicas, file storage) when it does not exist, then publishes every commit record not yet in it, byte for byte, a message per run of consecutive commits, each fenced by the stream's last sequence; model versions and version switches travel too. With --follow it keeps shipping what other processes commit until it is stopped; a killed shipper resumes where the stream ends. Another store promoted in its place fences it: it stops, marks the store fenced, and exits 1. With --quorum it prints a line for every commit the stream has stored on a majority: the acknowledgement a writer waiting for quorum reads (the Swift service's quorum mode waits by itself). With --follow it holds the stream's lease, renewed every third of --lease-ttl, so that candidates (`eventtool replica --candidate`) take over only once it stops. With --stream-key every message is tagged with the writers' key (a new stream records the key's fingerprint; a stream that has a key requires it); the --nats-tls and --nats-user options connect over TLS and log in (Docs/replication.md).",
     positionals: [PositionalSpec("STORE", help: "The primary store directory.")],
     options: [
       ReplicationOptions.nats,
       OptionSpec("stream", valueName: "NAME", help: "The stream's name (default: EG_ and the store's identity)."),
       OptionSpec("follow", help: "Keep shipping new commits until stopped."),
       OptionSpec("quorum", help: "Print each commit once the stream holds it."), ReplicationOptions.json,
-      ReplicationOptions.streamKey,
+      ReplicationOptions.streamKey, ReplicationOptions.leaseTTL, ReplicationOptions.advertise,
     ] + ReplicationOptions.security,
     examples: ["eventtool replicate book.store --nats nats://127.0.0.1:4222 --follow"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let store = try openStore(try a.required("STORE"), writing: true)
     let js = try ReplicationOptions.connect(a, name: "eventtool replicate")
+    let lease = a.flag("follow") ? try ReplicationOptions.lease(a) : nil
     let shipper = try Shipper(
-      store: store, jetStream: js, stream: a.value("stream"), mode: .local, key: try ReplicationOptions.key(a))
+      store: store, jetStream: js, stream: a.value("stream"), mode: .local, key: try ReplicationOptions.key(a),
+      lease: lease)
+    defer { shipper.stop() }
     var reported: [Int: UInt64] = [:]
     func report() {
       let status = shipper.status
@@ -146,19 +167,26 @@ struct ReplicaCommand: ToolCommand {
   let spec = CommandSpec(
     name: "replica", abstract: "Make or update a read replica of a store from its NATS JetStream stream.",
     discussion:
-      "Creates STORE from the stream's genesis message when it does not exist (it keeps the primary's identity), then applies every message after its position: each commit record checked by its checksum and appended through the store's commit pipeline with the position in the same transaction, so a killed replica resumes where it stopped. Model versions and switches are applied as on the primary. The replica refuses local writes until `eventtool promote`. With --follow it keeps applying until stopped. A stream with a writers' key needs it (--stream-key): a message its key does not authenticate is refused, what came before it applied, and the command exits 1 naming its sequence.",
+      "Creates STORE from the stream's genesis message when it does not exist (it keeps the primary's identity), then applies every message after its position: each commit record checked by its checksum and appended through the store's commit pipeline with the position in the same transaction, so a killed replica resumes where it stopped. Model versions and switches are applied as on the primary. The replica refuses local writes until `eventtool promote`. With --follow it keeps applying until stopped. With --follow --candidate it is a candidate for primary: once the primary's lease lapses (the primary runs `eventtool replicate --follow`, or a Swift shipper with a lease), the candidates that have applied the whole stream race for the lease with a compare-and-set; the winner promotes itself, prints a line saying so, and ships its commits as `replicate --follow` does; the others go on following the new primary. A stream with a writers' key needs it (--stream-key): a message its key does not authenticate is refused, what came before it applied, and the command exits 1 naming its sequence.",
     positionals: [PositionalSpec("STORE", help: "The replica's directory.")],
     options: [
       ReplicationOptions.nats,
       OptionSpec("stream", valueName: "NAME", help: "The stream to follow.", isRequired: true),
       OptionSpec("follow", help: "Keep applying new messages until stopped."), ReplicationOptions.json,
       ReplicationOptions.streamKey,
+      OptionSpec(
+        "candidate",
+        help:
+          "With --follow: when the primary's lease lapses, race for it; the winner promotes itself and ships as the primary."
+      ),
+      ReplicationOptions.leaseTTL, ReplicationOptions.advertise,
     ] + ReplicationOptions.security,
     examples: ["eventtool replica book.replica --nats nats://127.0.0.1:4222 --stream EG_1234 --follow"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let path = try a.required("STORE")
     guard let stream = a.value("stream") else { throw ToolError.usage("missing --stream") }
+    if a.flag("candidate") && !a.flag("follow") { throw ToolError.usage("--candidate needs --follow") }
     let key = try ReplicationOptions.key(a)
     let js = try ReplicationOptions.connect(a, name: "eventtool replica")
     let replica: Replica
@@ -173,7 +201,21 @@ struct ReplicaCommand: ToolCommand {
     line(io, a, [("applied", .int(Int64(applied))), ("streamSequence", .int(Int64(position)))]) {
       "applied \(applied) message(s); at stream sequence \(position)"
     }
-    if a.flag("follow") { try replica.follow(until: { false }) }
+    guard a.flag("follow") else { return }
+    guard a.flag("candidate") else { return try replica.follow(until: { false }) }
+    guard let shipper = try replica.runAsCandidate(lease: try ReplicationOptions.lease(a), until: { false }) else { return }
+    let status = shipper.status
+    line(
+      io, a,
+      [("promoted", .string(path)), ("stream", .string(stream)), ("streamSequence", .int(Int64(status.lastSequence)))]
+    ) {
+      "\(path) won the lease and is now the primary of stream \(stream) (promoted at stream sequence \(status.lastSequence))"
+    }
+    // Shipping runs on the shipper's thread until another member fences this one.
+    while true {
+      if let fenced = shipper.status.fenced { throw fenced }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
   }
 }
 

@@ -64,6 +64,14 @@ struct StatsCommand: ToolCommand {
                 JSONField("streamLastSequence", lag.map { .int(Int64($0.streamLastSequence)) } ?? .null),
                 JSONField("messagesBehind", lag?.messagesBehind.map { .int(Int64($0)) } ?? .null),
                 JSONField("unshippedCommits", lag?.unshippedCommits.map { .int(Int64($0)) } ?? .null),
+                JSONField(
+                  "leaseHolder",
+                  lag?.leaseHolder.map { h in
+                    .object([
+                      JSONField("member", .string(h.member)),
+                      JSONField("address", h.address.map { .string($0) } ?? .null),
+                    ])
+                  } ?? .null),
               ])
             } ?? .null),
         ]).serialized())
@@ -91,6 +99,8 @@ struct StatsCommand: ToolCommand {
           lag.messagesBehind.map { "\($0) message(s) behind" }
           ?? "\(lag.unshippedCommits ?? 0) commit(s) not yet shipped"
         io.print("lag      \(behind); the stream ends at sequence \(lag.streamLastSequence)")
+        let holder = lag.leaseHolder.map { "member \($0.member)" + ($0.address.map { " at \($0)" } ?? "") }
+        io.print("primary  \(holder.map { "\($0) holds the stream's lease" } ?? "no member holds the stream's lease")")
       }
     }
   }
