@@ -93,20 +93,36 @@ final class LeaseKeeper: Sendable {
   }
 
   /// Creates the lease for `mine`, or renews it when `mine` already holds it; its revision.
+  ///
+  /// A bucket just made has no leader for a moment: a transient failure is tried again, for
+  /// up to ten seconds.
   static func take(_ kv: KeyValue, _ mine: LeaseHolder, stream: String) throws -> UInt64 {
-    let value = PrimaryLease.encode(mine)
-    for _ in 0..<5 {
-      if let entry = try kv.get(PrimaryLease.key) {
-        let holder = PrimaryLease.decode(entry)
-        guard holder?.member == mine.member else {
-          throw ReplicationError.leaseHeld(stream: stream, holder: holder)
+    var transient = 0
+    var conflicts = 0
+    while true {
+      do {
+        if let revision = try attempt(kv, mine, stream: stream) { return revision }
+        conflicts += 1
+        if conflicts == 5 {
+          throw ReplicationError.leaseHeld(
+            stream: stream, holder: try kv.get(PrimaryLease.key).flatMap(PrimaryLease.decode))
         }
-        if let revision = try kv.update(PrimaryLease.key, value, revision: entry.revision) { return revision }
-      } else if let revision = try kv.create(PrimaryLease.key, value) {
-        return revision
+      } catch let error as NATSError {
+        guard error.isTransient, transient < 100 else { throw error }
+        transient += 1
+        Thread.sleep(forTimeInterval: 0.1)
       }
     }
-    throw ReplicationError.leaseHeld(stream: stream, holder: try kv.get(PrimaryLease.key).flatMap(PrimaryLease.decode))
+  }
+
+  /// One try of ``take(_:_:stream:)``: the revision, or `nil` when another write came
+  /// between the read and the compare-and-set.
+  private static func attempt(_ kv: KeyValue, _ mine: LeaseHolder, stream: String) throws -> UInt64? {
+    let value = PrimaryLease.encode(mine)
+    guard let entry = try kv.get(PrimaryLease.key) else { return try kv.create(PrimaryLease.key, value) }
+    let holder = PrimaryLease.decode(entry)
+    guard holder?.member == mine.member else { throw ReplicationError.leaseHeld(stream: stream, holder: holder) }
+    return try kv.update(PrimaryLease.key, value, revision: entry.revision)
   }
 
   /// The member that took the lease from this one, if one did.

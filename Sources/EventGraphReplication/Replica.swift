@@ -259,14 +259,19 @@ public final class Replica: Sendable {
       var applied = 0
       do {
         applied = try applyNext(upTo: .max)
-        if Date().timeIntervalSince(lastLook) >= every {
-          lastLook = Date()
+      } catch let e as NATSError where e.isTransient {
+        applied = 0
+      }
+      if Date().timeIntervalSince(lastLook) >= every {
+        lastLook = Date()
+        do {
           if try kv.get(PrimaryLease.key) == nil, let shipper = try stand(kv, mine, lease: lease, mode: mode) {
             return shipper
           }
+        } catch is NATSError {
+          // The bucket without a leader for a moment, a lost answer: looked at again next
+          // time. A lease taken but not followed by a promotion lapses by itself.
         }
-      } catch let e as NATSError where e.isTransient {
-        applied = 0
       }
       if applied == 0 { Thread.sleep(forTimeInterval: poll) }
     }

@@ -87,7 +87,8 @@ public final class KeyValue: @unchecked Sendable {
   /// Writes `value` at `key` only where the bucket holds no entry; the new revision, or
   /// `nil` when another writer's entry is there.
   public func create(_ key: String, _ value: [UInt8]) throws(NATSError) -> UInt64? {
-    try conditional("creating '\(key)' in bucket '\(bucket)'") { revision in
+    try conditional("creating '\(key)' in bucket '\(bucket)'", lost: { () throws(NATSError) in try get(key) != nil }) {
+      revision in
       value.withUnsafeBytes { kvStore_Create(&revision, store, key, $0.baseAddress, Int32($0.count)) }
     }
   }
@@ -95,7 +96,9 @@ public final class KeyValue: @unchecked Sendable {
   /// Writes `value` at `key` only if the entry there is still at `revision`; the new
   /// revision, or `nil` when it was written since (or lapsed).
   public func update(_ key: String, _ value: [UInt8], revision last: UInt64) throws(NATSError) -> UInt64? {
-    try conditional("updating '\(key)' in bucket '\(bucket)'") { revision in
+    try conditional(
+      "updating '\(key)' in bucket '\(bucket)'", lost: { () throws(NATSError) in try get(key)?.revision != last }
+    ) { revision in
       value.withUnsafeBytes { kvStore_Update(&revision, store, key, $0.baseAddress, Int32($0.count), last) }
     }
   }
@@ -113,13 +116,18 @@ public final class KeyValue: @unchecked Sendable {
     try check(kvStore_Delete(store, key), doing: "deleting '\(key)' of bucket '\(bucket)'")
   }
 
-  /// Runs a compare-and-set write; a refusal for the entry's sequence is `nil`, not an error.
-  private func conditional(_ what: String, _ write: (inout UInt64) -> natsStatus) throws(NATSError) -> UInt64? {
+  /// Runs a compare-and-set write; `nil` when it was refused because the entry is not what
+  /// the write expected — which `lost`, read after the refusal, says (nats.c reports the
+  /// refusal as a plain error).
+  private func conditional(
+    _ what: String, lost: () throws(NATSError) -> Bool, _ write: (inout UInt64) -> natsStatus
+  ) throws(NATSError) -> UInt64? {
     var revision: UInt64 = 0
     let status = write(&revision)
     if status == NATS_OK { return revision }
     let error = NATSError(status, doing: what)
-    if error.detail.contains("wrong last sequence") || error.detail.contains("key exists") { return nil }
+    if error.isTransient { throw error }
+    if try lost() { return nil }
     throw error
   }
 }
