@@ -49,15 +49,113 @@ enum ReplicationBenchmark {
     table.add(
       "a replica catching up", apply, unit: "events/s", baseline: rebuild, baselineName: "rebuild of the same log")
     table.add("promote (caught-up replica: catch-up check and fenced publish)", value: promote * 1e3, unit: "ms")
+
+    // The lease and the writers' key on the commit path: one quorum committer, as above.
+    try EventStore.generateKeyFile(at: dir + "/writers.key")
+    let key = try StreamKey(file: dir + "/writers.key")
+    let leased = try latencies(dir + "/lat-leased", commits: commits / 8, js: js, lease: LeaseOptions(), key: key)
+    table.add(
+      "one quorum committer holding the lease, messages tagged, median latency", value: leased.median * 1e3,
+      unit: "ms")
+    table.add(
+      "  the same, beside the plain quorum committer", value: leased.median / quorumLatency.median, unit: "×")
+
+    // Over TLS, logged in, tagged: a second cluster, as production runs it.
+    guard system("Tools/nats-cluster start '\(dir)/secure' --secure > '\(dir)/secure-urls' < /dev/null") == 0 else {
+      throw BaselineError(workload: "replication", message: "Tools/nats-cluster start --secure failed")
+    }
+    defer { _ = system("Tools/nats-cluster stop '\(dir)/secure' < /dev/null") }
+    var security = NATSSecurity()
+    security.caFile = dir + "/secure/tls/ca.pem"
+    security.user = "eventgraph"
+    security.password = try String(contentsOfFile: dir + "/secure/password", encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let secureURLs = try String(contentsOfFile: dir + "/secure-urls", encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+    let secure = try JetStream(NATSConnection(urls: secureURLs, name: "bench", security: security), timeout: 10)
+    let tls = try groupCommits(dir + "/tls", committers: 64, total: commits, js: secure, key: key)
+    table.add(
+      "quorum commits over TLS, logged in, tagged, 64 committers", tls, unit: "commits/s", baseline: quorum,
+      baselineName: "quorum commits in plain text")
+
+    let kills = max(5, min(20, commits / 100))
+    let failover = try failovers(dir + "/failover", kills: kills, ttl: 2, js: js)
+    table.add(
+      "failover, lease 2 s: kill to the first acknowledged commit, median of \(kills)",
+      value: failover[failover.count / 2], unit: "s")
+    table.add("failover, lease 2 s: the slowest of \(kills)", value: failover[failover.count - 1], unit: "s")
+    table.add("failover, lease 2 s: the fastest of \(kills)", value: failover[0], unit: "s")
+  }
+
+  /// Failovers one after another, each time in seconds, sorted.
+  ///
+  /// A primary holding the lease stops (its shipper and its lease's renewals end, as at a
+  /// kill), two candidates race, and the time runs until the winner's first commit reaches
+  /// the stream. The winner is the next primary, a new candidate takes its place.
+  static func failovers(_ path: String, kills: Int, ttl: Double, js: JetStream) throws -> [Double] {
+    let stream = "O\(UUID().uuidString.prefix(8))"
+    let lease = LeaseOptions(ttl: ttl)
+    let first = try EventStore.create(at: path + "/p", model: try model())
+    try first.write { tx in try tx.insert("Item", ["a1": .string("first")]) }
+    var primary = try Shipper(store: first, jetStream: js, stream: stream, lease: lease)
+    primary.start()
+    try primary.shipPending()
+    let stop = Locked(false)
+    final class Candidate: Sendable {
+      let won = Locked<Shipper?>(nil)
+      let replica: Replica
+      init(_ replica: Replica) { self.replica = replica }
+    }
+    var made = 0
+    func candidate() throws -> Candidate {
+      made += 1
+      let c = Candidate(try Replica.create(at: path + "/c\(made)", jetStream: js, stream: stream))
+      let thread = Thread {
+        let shipper = try? c.replica.runAsCandidate(lease: lease, until: { stop.withLock { $0 } })
+        c.won.withLock { $0 = shipper }
+      }
+      thread.start()
+      return c
+    }
+    var candidates = [try candidate(), try candidate()]
+    var times: [Double] = []
+    for round in 0..<kills {
+      let end = try js.streamInfo(stream)?.lastSequence ?? 0
+      while try candidates.contains(where: { try $0.replica.position() < end }) { Thread.sleep(forTimeInterval: 0.005) }
+      primary.stop()
+      let killed = monotonicSeconds()
+      var winner: Int?
+      while winner == nil {
+        winner = candidates.firstIndex { $0.won.withLock { $0 } != nil }
+        if winner == nil { Thread.sleep(forTimeInterval: 0.001) }
+        if monotonicSeconds() - killed > 60 {
+          throw BaselineError(workload: "failover", message: "no candidate took over within 60 s (round \(round))")
+        }
+      }
+      guard let index = winner else { break }
+      let next = candidates.remove(at: index)
+      guard let shipper = next.won.withLock({ $0 }) else { break }
+      try next.replica.store.write { tx in try tx.insert("Item", ["a1": .string("round \(round)")]) }
+      let last = try next.replica.store.read { try $0.logEnd().commit }
+      while (shipper.status.shipped[1] ?? 0) < last { Thread.sleep(forTimeInterval: 0.001) }
+      times.append(monotonicSeconds() - killed)
+      primary = shipper
+      candidates.append(try candidate())
+    }
+    stop.withLock { $0 = true }
+    primary.stop()
+    return times.sorted()
   }
 
   static func model() throws -> Model { try ServiceBenchmark.model() }
 
   /// `committers` tasks committing small inserts through the service, each `total /
   /// committers`; with `js`, in quorum mode.
-  static func groupCommits(_ path: String, committers: Int, total: Int, js: JetStream?) throws -> Measurement {
+  static func groupCommits(_ path: String, committers: Int, total: Int, js: JetStream?, key: StreamKey? = nil) throws
+    -> Measurement
+  {
     let store = try EventStore.create(at: path, model: try model())
-    let shipper = try quorumShipper(store, js, prefix: "B")
+    let shipper = try quorumShipper(store, js, prefix: "B", key: key)
     defer { shipper?.stop() }
     return try groupCommitsInto(
       store, committers: committers, total: total, value: String(repeating: "v", count: Baselines.valueSize))
@@ -80,18 +178,24 @@ enum ReplicationBenchmark {
   }
 
   /// A started quorum-mode shipper of `store` to a new stream, when there is a `js`.
-  static func quorumShipper(_ store: EventStore, _ js: JetStream?, prefix: String) throws -> Shipper? {
+  static func quorumShipper(
+    _ store: EventStore, _ js: JetStream?, prefix: String, lease: LeaseOptions? = nil, key: StreamKey? = nil
+  ) throws -> Shipper? {
     let shipper = try js.map {
-      try Shipper(store: store, jetStream: $0, stream: prefix + UUID().uuidString.prefix(8), mode: .quorum)
+      try Shipper(
+        store: store, jetStream: $0, stream: prefix + UUID().uuidString.prefix(8), mode: .quorum, key: key,
+        lease: lease)
     }
     shipper?.start()
     return shipper
   }
 
   /// One committer's commit latencies (seconds), median and 99th percentile.
-  static func latencies(_ path: String, commits: Int, js: JetStream?) throws -> (median: Double, p99: Double) {
+  static func latencies(
+    _ path: String, commits: Int, js: JetStream?, lease: LeaseOptions? = nil, key: StreamKey? = nil
+  ) throws -> (median: Double, p99: Double) {
     let store = try EventStore.create(at: path, model: try model())
-    let shipper = try quorumShipper(store, js, prefix: "L")
+    let shipper = try quorumShipper(store, js, prefix: "L", lease: lease, key: key)
     defer { shipper?.stop() }
     let times = try ServiceBenchmark.blocking {
       var times: [Double] = []

@@ -6,8 +6,10 @@ import NATSClient
 /// How a primary holds its stream's lease, and how candidates wait for it to lapse
 /// (Docs/replication.md, "Automatic failover").
 public struct LeaseOptions: Sendable, Hashable {
-  /// How long the lease lives after its holder last renewed it, in seconds; the holder
-  /// renews it three times as often. Fixed when the stream's lease bucket is made.
+  /// How long the lease lives after its holder last renewed it, in seconds.
+  ///
+  /// The holder renews it three times as often. Fixed when the stream's lease bucket is
+  /// made.
   public var ttl: Double
   /// Where services reach this member when it is the primary (a URL, a host and port),
   /// published in the lease; any text.
@@ -44,7 +46,9 @@ enum PrimaryLease {
 
   static func encode(_ holder: LeaseHolder) -> [UInt8] { Array((try? JSONEncoder().encode(holder)) ?? Data()) }
 
-  static func decode(_ entry: KeyValue.Entry) -> LeaseHolder? { try? JSONDecoder().decode(LeaseHolder.self, from: Data(entry.value)) }
+  static func decode(_ entry: KeyValue.Entry) -> LeaseHolder? {
+    try? JSONDecoder().decode(LeaseHolder.self, from: Data(entry.value))
+  }
 }
 
 extension ReplicationStatus {

@@ -63,7 +63,8 @@ enum ReplicationOptions {
     "lease-ttl", valueName: "SECONDS",
     help: "How long the primary's lease lives unrenewed (default 2; the primary and its candidates must agree).")
   static let advertise = OptionSpec(
-    "advertise", valueName: "ADDRESS", help: "Where services reach this store once it is the primary, shown in the lease.")
+    "advertise", valueName: "ADDRESS",
+    help: "Where services reach this store once it is the primary, shown in the lease.")
 
   /// The lease options of `--lease-ttl` and `--advertise`.
   static func lease(_ a: ParsedArguments) throws -> LeaseOptions {
@@ -203,7 +204,9 @@ struct ReplicaCommand: ToolCommand {
     }
     guard a.flag("follow") else { return }
     guard a.flag("candidate") else { return try replica.follow(until: { false }) }
-    guard let shipper = try replica.runAsCandidate(lease: try ReplicationOptions.lease(a), until: { false }) else { return }
+    guard let shipper = try replica.runAsCandidate(lease: try ReplicationOptions.lease(a), until: { false }) else {
+      return
+    }
     let status = shipper.status
     line(
       io, a,
