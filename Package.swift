@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "EventGraphReplication", targets: ["EventGraphReplication"]),
     .library(name: "EventTool", targets: ["EventTool"]),
     .executable(name: "eventtool", targets: ["eventtool"]),
+    // A disk that fails, for the tests' child processes (LD_PRELOAD); not linked anywhere.
+    .library(name: "EventGraphFaultShim", type: .dynamic, targets: ["CFaultShim"]),
   ],
   targets: [
     // C at the edge: Debian's libraries, through module maps only. LMDB's:
@@ -64,6 +66,9 @@ let package = Package(
     // A child process for the crash and multi-process tests.
     .executableTarget(
       name: "StressWriter", dependencies: ["EventGraph", "EventGraphReplication", "NATSClient", "EventGraphLocking"]),
+    // The n-th write or sync of a file made to fail (EIO, ENOSPC, a short write), loaded
+    // with LD_PRELOAD into the disk-fault tests' eventtool children.
+    .target(name: "CFaultShim"),
     // Baselines in C (raw LMDB, SQLite) for the side-by-side benchmarks.
     .target(name: "CBaselines", dependencies: ["CLMDB", "CSQLite"]),
     .executableTarget(

@@ -93,7 +93,22 @@ public struct WriteTransaction: ~Copyable, TransactionWriting {
   public consuming func commit() throws(LMDBError) {
     guard let h = owned else { return }
     owned = nil  // mdb_txn_commit frees the handle (and any open child) even when it fails.
-    try check(mdb_txn_commit(h), "mdb_txn_commit")
+    // The environment outlives its transactions: read after the commit, for the message.
+    let env = mdb_txn_env(h)
+    let rc = mdb_txn_commit(h)
+    guard rc != MDB_SUCCESS else { return }
+    throw LMDBError(code: rc, operation: "mdb_txn_commit of \(Self.dataFile(env))")
+  }
+
+  /// The data file of `env`, to name in an error: its path, and `data.mdb` in it unless
+  /// the environment is a file of its own.
+  static func dataFile(_ env: OpaquePointer?) -> String {
+    var path: UnsafePointer<CChar>?
+    var flags: UInt32 = 0
+    guard let env, mdb_env_get_path(env, &path) == 0, let path else { return "the environment" }
+    _ = mdb_env_get_flags(env, &flags)
+    let name = String(cString: path)
+    return flags & UInt32(MDB_NOSUBDIR) != 0 ? name : name + "/data.mdb"
   }
 
   /// Discards every change made in this transaction.

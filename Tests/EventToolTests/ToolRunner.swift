@@ -30,10 +30,13 @@ enum ToolRunner {
     try run(at: URL(fileURLWithPath: path), arguments, input: input)
   }
 
-  static func run(at url: URL, _ arguments: [String], input: String? = nil) throws -> Result {
+  static func run(
+    at url: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil
+  ) throws -> Result {
     let process = Process()
     process.executableURL = url
     process.arguments = arguments
+    if let environment { process.environment = environment }
     let out = Pipe()
     let err = Pipe()
     let stdin = Pipe()

@@ -1,0 +1,159 @@
+// See include/fault_shim.h. Each wrapper looks up the C library's own function once
+// (dlsym RTLD_NEXT), counts the call when the descriptor's file matches, and at the chosen
+// call returns the failure instead of calling through.
+#define _GNU_SOURCE
+#include "fault_shim.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum { KIND_NONE, KIND_WRITE, KIND_SYNC };
+enum { RESULT_EIO, RESULT_ENOSPC, RESULT_SHORT };
+
+static int configured;  // 0: not read yet; 1: read
+static int fault_kind = KIND_NONE;
+static long fault_call;
+static int fault_result;
+static const char *fault_path;
+static const char *fault_log;
+static long counts[3];
+
+int eventgraph_fault_shim_loaded(void) { return 1; }
+
+static void configure(void) {
+  if (__atomic_load_n(&configured, __ATOMIC_ACQUIRE)) return;
+  const char *spec = getenv("EG_FAULT");
+  if (spec) {
+    char kind[16] = {0}, result[16] = {0};
+    long n = 0;
+    if (sscanf(spec, "%15[a-z]:%ld:%15[A-Z]", kind, &n, result) == 3 && n > 0) {
+      fault_kind = strcmp(kind, "write") == 0 ? KIND_WRITE : strcmp(kind, "sync") == 0 ? KIND_SYNC : KIND_NONE;
+      fault_call = n;
+      fault_result = strcmp(result, "ENOSPC") == 0 ? RESULT_ENOSPC : strcmp(result, "SHORT") == 0 ? RESULT_SHORT : RESULT_EIO;
+    }
+  }
+  fault_path = getenv("EG_FAULT_PATH");
+  fault_log = getenv("EG_FAULT_LOG");
+  __atomic_store_n(&configured, 1, __ATOMIC_RELEASE);
+}
+
+// Whether this call on `fd` is the one to fail; `path` receives the file's name.
+static int strikes(int fd, int kind, char *path, size_t size) {
+  configure();
+  if (fault_kind != kind && !getenv("EG_FAULT_COUNTS")) return 0;
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, size - 1);
+  if (n < 0) return 0;
+  path[n] = 0;
+  if (fault_path && !strstr(path, fault_path)) return 0;
+  long call = __atomic_add_fetch(&counts[kind], 1, __ATOMIC_SEQ_CST);
+  if (fault_kind != kind || call != fault_call) return 0;
+  if (fault_log) {
+    int saved = errno;
+    FILE *f = fopen(fault_log, "a");
+    if (f) {
+      fprintf(f, "%s %ld %s\n", kind == KIND_WRITE ? "write" : "sync", call, path);
+      fclose(f);
+    }
+    errno = saved;
+  }
+  return 1;
+}
+
+// With EG_FAULT_COUNTS=FILE, the calls of each kind on matching files are written there at
+// exit ("write N" and "sync N"), so that a test knows how many there are to fail.
+__attribute__((destructor)) static void write_counts(void) {
+  const char *file = getenv("EG_FAULT_COUNTS");
+  if (!file) return;
+  FILE *f = fopen(file, "w");
+  if (!f) return;
+  fprintf(f, "write %ld\nsync %ld\n", counts[KIND_WRITE], counts[KIND_SYNC]);
+  fclose(f);
+}
+
+static ssize_t fail(void) {
+  errno = fault_result == RESULT_ENOSPC ? ENOSPC : EIO;
+  return -1;
+}
+
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
+typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
+typedef ssize_t (*pwritev_fn)(int, const struct iovec *, int, off_t);
+typedef int (*sync_fn)(int);
+
+// The C library's own `name`, looked up once.
+#define REAL(name, type) \
+  static type real_##name; \
+  if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
+
+ssize_t write(int fd, const void *buf, size_t count) {
+  REAL(write, write_fn);
+  char path[4096];
+  if (strikes(fd, KIND_WRITE, path, sizeof path)) {
+    if (fault_result == RESULT_SHORT && count > 1) return real_write(fd, buf, count / 2);
+    return fail();
+  }
+  return real_write(fd, buf, count);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
+  REAL(pwrite, pwrite_fn);
+  char path[4096];
+  if (strikes(fd, KIND_WRITE, path, sizeof path)) {
+    if (fault_result == RESULT_SHORT && count > 1) return real_pwrite(fd, buf, count / 2, offset);
+    return fail();
+  }
+  return real_pwrite(fd, buf, count, offset);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
+  REAL(pwrite64, pwrite_fn);
+  char path[4096];
+  if (strikes(fd, KIND_WRITE, path, sizeof path)) {
+    if (fault_result == RESULT_SHORT && count > 1) return real_pwrite64(fd, buf, count / 2, offset);
+    return fail();
+  }
+  return real_pwrite64(fd, buf, count, offset);
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt) {
+  REAL(writev, writev_fn);
+  char path[4096];
+  if (strikes(fd, KIND_WRITE, path, sizeof path)) {
+    if (fault_result == RESULT_SHORT && iovcnt > 1) return real_writev(fd, iov, iovcnt / 2);
+    return fail();
+  }
+  return real_writev(fd, iov, iovcnt);
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
+  REAL(pwritev, pwritev_fn);
+  char path[4096];
+  if (strikes(fd, KIND_WRITE, path, sizeof path)) {
+    if (fault_result == RESULT_SHORT && iovcnt > 1) return real_pwritev(fd, iov, iovcnt / 2, offset);
+    return fail();
+  }
+  return real_pwritev(fd, iov, iovcnt, offset);
+}
+
+int fsync(int fd) {
+  REAL(fsync, sync_fn);
+  char path[4096];
+  if (strikes(fd, KIND_SYNC, path, sizeof path)) return (int)fail();
+  return real_fsync(fd);
+}
+
+int fdatasync(int fd) {
+  REAL(fdatasync, sync_fn);
+  char path[4096];
+  if (strikes(fd, KIND_SYNC, path, sizeof path)) return (int)fail();
+  return real_fdatasync(fd);
+}
