@@ -11,7 +11,14 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <pthread.h>
 #include <unistd.h>
+
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
+typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
+typedef ssize_t (*pwritev_fn)(int, const struct iovec *, int, off_t);
+typedef int (*sync_fn)(int);
 
 enum { KIND_NONE, KIND_WRITE, KIND_SYNC };
 enum { RESULT_EIO, RESULT_ENOSPC, RESULT_SHORT };
@@ -23,6 +30,8 @@ static int fault_result;
 static const char *fault_path;
 static const char *fault_log;
 static long counts[3];
+static int record_fd = -1;  // EG_RECORD's file, opened on first use
+static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int eventgraph_fault_shim_loaded(void) { return 1; }
 
@@ -78,16 +87,100 @@ __attribute__((destructor)) static void write_counts(void) {
   fclose(f);
 }
 
+// Recording (EG_RECORD=FILE): every write to a matching file, its offset and bytes, every
+// sync of one, and every line written to standard output, in the order they happened:
+//   "W <offset> <length> <path>\n" followed by the <length> bytes
+//   "D\n" after a write through an O_DSYNC descriptor: that write is durable by itself
+//   "S <path>\n" a sync: every write of the file before it is durable
+//   "O <length>\n" followed by the <length> bytes written to standard output
+// so that a test can rebuild each state a power cut could leave (Docs/reliability.md).
+static void record_raw(const void *bytes, size_t length) {
+  static write_fn real;
+  if (!real) real = (write_fn)dlsym(RTLD_NEXT, "write");
+  const char *p = bytes;
+  while (length > 0) {
+    ssize_t n = real(record_fd, p, length);
+    if (n <= 0) return;
+    p += n;
+    length -= (size_t)n;
+  }
+}
+
+static int recording(void) {
+  const char *file = getenv("EG_RECORD");
+  if (!file) return 0;
+  if (record_fd < 0) {
+    pthread_mutex_lock(&record_lock);
+    if (record_fd < 0) record_fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    pthread_mutex_unlock(&record_lock);
+  }
+  return record_fd >= 0;
+}
+
+// The matching file `fd` names, in `path`; 0 when it does not match.
+static int matching(int fd, char *path, size_t size) {
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, size - 1);
+  if (n < 0) return 0;
+  path[n] = 0;
+  return !fault_path || strstr(path, fault_path) != NULL;
+}
+
+static void record_write(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
+  configure();
+  if (!recording()) return;
+  char path[4096];
+  size_t length = 0;
+  for (int i = 0; i < iovcnt; i++) length += iov[i].iov_len;
+  char header[4200];
+  pthread_mutex_lock(&record_lock);
+  if (fd == 1) {
+    int n = snprintf(header, sizeof header, "O %zu\n", length);
+    record_raw(header, (size_t)n);
+    for (int i = 0; i < iovcnt; i++) record_raw(iov[i].iov_base, iov[i].iov_len);
+  } else if (matching(fd, path, sizeof path)) {
+    int n = snprintf(header, sizeof header, "W %lld %zu %s\n", (long long)offset, length, path);
+    record_raw(header, (size_t)n);
+    for (int i = 0; i < iovcnt; i++) record_raw(iov[i].iov_base, iov[i].iov_len);
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0 && (flags & (O_DSYNC | O_SYNC))) record_raw("D\n", 2);
+  }
+  pthread_mutex_unlock(&record_lock);
+}
+
+static void record_sync(int fd) {
+  configure();
+  if (!recording()) return;
+  char path[4096];
+  pthread_mutex_lock(&record_lock);
+  if (matching(fd, path, sizeof path)) {
+    char header[4200];
+    int n = snprintf(header, sizeof header, "S %s\n", path);
+    record_raw(header, (size_t)n);
+  }
+  pthread_mutex_unlock(&record_lock);
+}
+
+// Records the first `written` bytes of a vector write.
+static void record_written(int fd, const struct iovec *iov, int iovcnt, size_t written, off_t offset) {
+  struct iovec parts[64];
+  int count = 0;
+  for (int i = 0; i < iovcnt && count < 64 && written > 0; i++) {
+    size_t take = iov[i].iov_len < written ? iov[i].iov_len : written;
+    parts[count].iov_base = iov[i].iov_base;
+    parts[count].iov_len = take;
+    written -= take;
+    count++;
+  }
+  record_write(fd, parts, count, offset);
+}
+
 static ssize_t fail(void) {
   errno = fault_result == RESULT_ENOSPC ? ENOSPC : EIO;
   return -1;
 }
 
-typedef ssize_t (*write_fn)(int, const void *, size_t);
-typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
-typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
-typedef ssize_t (*pwritev_fn)(int, const struct iovec *, int, off_t);
-typedef int (*sync_fn)(int);
 
 // The C library's own `name`, looked up once.
 #define REAL(name, type) \
@@ -101,7 +194,13 @@ ssize_t write(int fd, const void *buf, size_t count) {
     if (fault_result == RESULT_SHORT && count > 1) return real_write(fd, buf, count / 2);
     return fail();
   }
-  return real_write(fd, buf, count);
+  off_t at = fd == 1 ? 0 : lseek(fd, 0, SEEK_CUR);
+  ssize_t n = real_write(fd, buf, count);
+  if (n > 0) {
+    struct iovec v = {(void *)buf, (size_t)n};
+    record_write(fd, &v, 1, at);
+  }
+  return n;
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
@@ -111,7 +210,12 @@ ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
     if (fault_result == RESULT_SHORT && count > 1) return real_pwrite(fd, buf, count / 2, offset);
     return fail();
   }
-  return real_pwrite(fd, buf, count, offset);
+  ssize_t n = real_pwrite(fd, buf, count, offset);
+  if (n > 0) {
+    struct iovec v = {(void *)buf, (size_t)n};
+    record_write(fd, &v, 1, offset);
+  }
+  return n;
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
@@ -121,7 +225,12 @@ ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
     if (fault_result == RESULT_SHORT && count > 1) return real_pwrite64(fd, buf, count / 2, offset);
     return fail();
   }
-  return real_pwrite64(fd, buf, count, offset);
+  ssize_t n = real_pwrite64(fd, buf, count, offset);
+  if (n > 0) {
+    struct iovec v = {(void *)buf, (size_t)n};
+    record_write(fd, &v, 1, offset);
+  }
+  return n;
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt) {
@@ -131,7 +240,10 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt) {
     if (fault_result == RESULT_SHORT && iovcnt > 1) return real_writev(fd, iov, iovcnt / 2);
     return fail();
   }
-  return real_writev(fd, iov, iovcnt);
+  off_t at = lseek(fd, 0, SEEK_CUR);
+  ssize_t n = real_writev(fd, iov, iovcnt);
+  if (n > 0) record_written(fd, iov, iovcnt, (size_t)n, at);
+  return n;
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
@@ -141,19 +253,25 @@ ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
     if (fault_result == RESULT_SHORT && iovcnt > 1) return real_pwritev(fd, iov, iovcnt / 2, offset);
     return fail();
   }
-  return real_pwritev(fd, iov, iovcnt, offset);
+  ssize_t n = real_pwritev(fd, iov, iovcnt, offset);
+  if (n > 0) record_written(fd, iov, iovcnt, (size_t)n, offset);
+  return n;
 }
 
 int fsync(int fd) {
   REAL(fsync, sync_fn);
   char path[4096];
   if (strikes(fd, KIND_SYNC, path, sizeof path)) return (int)fail();
-  return real_fsync(fd);
+  int rc = real_fsync(fd);
+  if (rc == 0) record_sync(fd);
+  return rc;
 }
 
 int fdatasync(int fd) {
   REAL(fdatasync, sync_fn);
   char path[4096];
   if (strikes(fd, KIND_SYNC, path, sizeof path)) return (int)fail();
-  return real_fdatasync(fd);
+  int rc = real_fdatasync(fd);
+  if (rc == 0) record_sync(fd);
+  return rc;
 }

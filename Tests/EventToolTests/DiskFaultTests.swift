@@ -52,20 +52,26 @@ struct DiskFaultTests {
     #expect(report.isOK, "\(path) after the fault: \(report.problems)")
   }
 
+  /// A new store at DIR/s and DIR/a.jsonl of `commits` keyed commits (a person each); the
+  /// arguments of `append --json` of it.
+  static func appendSetup(_ dir: String, commits: Int) throws -> [String] {
+    _ = try EventStore.create(at: dir + "/s", model: try model())
+    let lines = (0..<commits).flatMap { i in
+      [
+        #"{"commit": "c\#(i)", "type": "insert", "object": "$p\#(i)", "entity": "AddressBook"}"#,
+        #"{"commit": "c\#(i)", "type": "set", "object": "$p\#(i)", "key": "firstName", "value": "P\#(i)"}"#,
+        #"{"commit": "c\#(i)", "type": "set", "object": "$p\#(i)", "key": "lastName", "value": "L\#(i)"}"#,
+      ]
+    }
+    try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/a.jsonl", atomically: true, encoding: .utf8)
+    return ["append", dir + "/s", dir + "/a.jsonl", "--json"]
+  }
+
   static let commands: [Command] = [
     Command(
       name: "append", files: "/s/",
       setup: { dir in
-        _ = try EventStore.create(at: dir + "/s", model: try model())
-        let lines = (0..<5).flatMap { i in
-          [
-            #"{"commit": "c\#(i)", "type": "insert", "object": "$p\#(i)", "entity": "AddressBook"}"#,
-            #"{"commit": "c\#(i)", "type": "set", "object": "$p\#(i)", "key": "firstName", "value": "P\#(i)"}"#,
-            #"{"commit": "c\#(i)", "type": "set", "object": "$p\#(i)", "key": "lastName", "value": "L\#(i)"}"#,
-          ]
-        }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/a.jsonl", atomically: true, encoding: .utf8)
-        return ["append", dir + "/s", dir + "/a.jsonl", "--json"]
+        try appendSetup(dir, commits: 5)
       },
       check: { dir, result in
         try verified(dir + "/s")

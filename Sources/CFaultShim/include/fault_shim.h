@@ -11,5 +11,8 @@
 //   EG_FAULT_LOG=FILE       where a line "KIND N PATH" is appended when the fault is made
 //   EG_FAULT_COUNTS=FILE    where the calls of each kind on matching files are written at
 //                           exit ("write N", "sync N")
+//   EG_RECORD=FILE          every write and sync of matching files, and what is written to
+//                           standard output, recorded in order (fault_shim.c says how), for
+//                           the power-loss tests' crash states
 int eventgraph_fault_shim_loaded(void);
 #endif
