@@ -1,7 +1,8 @@
-import EventGraph
 import Foundation
 import TestSupport
 import Testing
+
+@testable import EventGraph
 
 /// Power loss on one machine: a writing command's writes and syncs to a store's files are
 /// recorded by the fault shim (`EG_RECORD`), and every state a power cut could leave is
@@ -82,16 +83,25 @@ struct PowerLossTests {
 
   struct Command: Sendable, CustomStringConvertible {
     let name: String
+    /// Whether the store has personal attributes, its key-encryption key in DIR/k.key.
+    var keyed = false
     /// What the command had promised once it printed `printed`, checked against a crash
-    /// state's statistics (`before`: the store's before the command): a failure, or nil.
-    let promised: @Sendable (_ printed: String, _ state: StoreStatistics, _ before: StoreStatistics) -> String?
+    /// state opened as a store (`before`: the store's statistics before the command): a
+    /// failure, or nil.
+    let promised: @Sendable (_ printed: String, _ state: EventStore, _ before: StoreStatistics) throws -> String?
     let setup: @Sendable (String) throws -> [String]
     var description: String { name }
 
     /// Every commit printed as acknowledged is in the log.
-    static func commits(_ acknowledged: UInt64, _ state: StoreStatistics, _ before: StoreStatistics) -> String? {
-      state.commits >= before.commits + acknowledged
-        ? nil : "\(acknowledged) commit(s) acknowledged, \(state.commits - before.commits) in the log"
+    static func commits(_ acknowledged: Int, _ state: EventStore, _ before: StoreStatistics) throws -> String? {
+      let commits = try state.statistics().commits
+      return commits >= before.commits + UInt64(acknowledged)
+        ? nil : "\(acknowledged) commit(s) acknowledged, \(commits - before.commits) in the log"
+    }
+
+    /// The lines of `append --json` that acknowledge a commit.
+    static func acknowledgements(_ printed: String) -> [Substring] {
+      printed.split(separator: "\n").filter { $0.hasPrefix(#"{"commit""#) }
     }
   }
 
@@ -99,8 +109,7 @@ struct PowerLossTests {
     Command(
       name: "append",
       promised: { printed, state, before in
-        Command.commits(
-          UInt64(printed.split(separator: "\n").filter { $0.hasPrefix(#"{"commit""#) }.count), state, before)
+        try Command.commits(Command.acknowledgements(printed).count, state, before)
       }
     ) { dir in try DiskFaultTests.appendSetup(dir, commits: 6) },
     Command(
@@ -108,7 +117,7 @@ struct PowerLossTests {
       promised: { printed, state, before in
         // "imported 30 objects in 3 commit(s) (…)" once the whole import is committed.
         guard let range = printed.range(of: #"in (\d+) commit"#, options: .regularExpression) else { return nil }
-        return Command.commits(UInt64(printed[range].split(separator: " ")[1]) ?? 0, state, before)
+        return try Command.commits(Int(printed[range].split(separator: " ")[1]) ?? 0, state, before)
       }
     ) { dir in
       try DiskFaultTests.populated(dir + "/source", people: 30)
@@ -122,9 +131,10 @@ struct PowerLossTests {
         // Before "upcast v1 -> v2" the store may be at either version (verify checks it is
         // whole); after it, at version 2 with every commit of version 1 upcast.
         guard printed.contains("upcast v1 -> v2") else { return nil }
-        return state.modelVersion == 2 && state.commits == before.commits
+        let stats = try state.statistics()
+        return stats.modelVersion == 2 && stats.commits == before.commits
           ? nil
-          : "the upcast was acknowledged, the store is at version \(state.modelVersion) with \(state.commits) commit(s)"
+          : "the upcast was acknowledged, the store is at version \(stats.modelVersion) with \(stats.commits) commit(s)"
       }
     ) { dir in
       try DiskFaultTests.populated(dir + "/s", people: 12)
@@ -132,6 +142,63 @@ struct PowerLossTests {
         "upcast", dir + "/s", "--model", DiskFaultTests.examples + "/AddressBook.v2.model.json", "--mapping",
         DiskFaultTests.examples + "/AddressBook.v1-v2.mapping.json", "--batch", "4",
       ]
+    },
+    // Personal values: each new subject's key is written to the subject-key file, which
+    // must be on the disk before the first commit sealed with it.
+    Command(
+      name: "append-personal", keyed: true,
+      promised: { printed, state, before in
+        let acknowledged = Command.acknowledgements(printed)
+        if let short = try Command.commits(acknowledged.count, state, before) { return short }
+        for (i, _) in acknowledged.enumerated() {
+          let person = ObjectID(UInt64(i + 1))
+          let name = try state.read { try $0.value(person, "name") }
+          if name != .string("Secret \(i)") {
+            return "Person/\(i + 1) was acknowledged and its name reads \(String(describing: name))"
+          }
+        }
+        return nil
+      }
+    ) { dir in
+      try EventStore.generateKeyFile(at: dir + "/k.key")
+      _ = try EventStore.create(
+        at: dir + "/s", model: try EraseKillTests.model(), options: StoreOptions(keyFile: dir + "/k.key"))
+      let lines = (0..<6).flatMap { i in
+        [
+          #"{"commit": "c\#(i)", "type": "insert", "object": "$p\#(i)", "entity": "Person"}"#,
+          #"{"commit": "c\#(i)", "type": "set", "object": "$p\#(i)", "key": "name", "value": "Secret \#(i)"}"#,
+        ]
+      }
+      try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/a.jsonl", atomically: true, encoding: .utf8)
+      return ["append", dir + "/s", dir + "/a.jsonl", "--json", "--key-file", dir + "/k.key"]
+    },
+    // An erasure: the commit of its event, then the key's slot overwritten with zeros; once
+    // acknowledged, no file of the store holds the key, and the name reads as erased.
+    Command(
+      name: "erase", keyed: true,
+      promised: { printed, state, _ in
+        guard !printed.isEmpty else { return nil }
+        let key = try Data(contentsOf: URL(fileURLWithPath: state.path + "/../data-key"))
+        for (file, bytes) in EraseKillTests.files(state.path) where bytes.range(of: key) != nil {
+          return "the erasure was acknowledged and \(file) holds the subject's data key"
+        }
+        let name = try state.read { try $0.value(ObjectID(1), "name") }
+        guard case .sealed(let v)? = name, v.state == .erased else {
+          return "the erasure was acknowledged and the name reads \(String(describing: name))"
+        }
+        return nil
+      }
+    ) { dir in
+      try EventStore.generateKeyFile(at: dir + "/k.key")
+      let store = try EventStore.create(
+        at: dir + "/s", model: try EraseKillTests.model(), options: StoreOptions(keyFile: dir + "/k.key"))
+      let people = try #require(
+        try store.write { tx in
+          try (0..<4).map { i in try tx.insert("Person", ["name": .string("Secret \(i)"), "nick": .string("n\(i)")]) }
+        }.value)
+      let key = try store.env.read { try store.dbs.keyring?.testingDataKey(people[0], in: $0) }
+      try Data(try #require(key)).write(to: URL(fileURLWithPath: dir + "/data-key"))
+      return ["erase", dir + "/s", "Person/\(people[0].rawValue)", "--json"]
     },
   ]
 
@@ -159,7 +226,9 @@ struct PowerLossTests {
     var pending: [(file: String, offset: Int, bytes: Data)] = []
     var printed = ""
     var states = 0
-    let before = try EventStore(path: dir + "/before", options: StoreOptions(readOnly: true)).statistics()
+    let keyFile = command.keyed ? dir + "/k.key" : nil
+    let beforeStore = try EventStore(path: dir + "/before", options: StoreOptions(readOnly: true, keyFile: keyFile))
+    let before = try beforeStore.statistics()
     for (i, step) in steps.enumerated() {
       switch step {
       case .write(let file, let offset, let bytes, let alone):
@@ -189,10 +258,10 @@ struct PowerLossTests {
         let label =
           "\(command.name), cut after step \(i + 1) of \(steps.count), \(chosen.count) of \(pending.count) pending write(s)"
         do {
-          let store = try EventStore(path: state)
+          let store = try EventStore(path: state, options: StoreOptions(keyFile: keyFile))
           let report = try store.verify()
           #expect(report.isOK, "\(label): \(report.problems)")
-          if let broken = command.promised(printed, try store.statistics(), before) {
+          if let broken = try command.promised(printed, store, before) {
             Issue.record("\(label): \(broken)")
           }
         } catch {
@@ -201,7 +270,7 @@ struct PowerLossTests {
       }
     }
     #expect(
-      command.promised(printed, before, before) != nil,
+      try command.promised(printed, beforeStore, before) != nil,
       "\(command.name): its acknowledgements were recorded, and the store before it does not hold them")
     print(
       "power loss, \(command.name): \(steps.count) steps (\(syncs) syncs), \(states) crash states opened and verified")
