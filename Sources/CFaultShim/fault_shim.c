@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <pthread.h>
@@ -19,6 +21,11 @@ typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
 typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
 typedef ssize_t (*pwritev_fn)(int, const struct iovec *, int, off_t);
 typedef int (*sync_fn)(int);
+typedef int (*openat_fn)(int, const char *, int, ...);
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*rename_fn)(const char *, const char *);
+typedef int (*renameat_fn)(int, const char *, int, const char *);
+typedef int (*renameat2_fn)(int, const char *, int, const char *, unsigned int);
 
 enum { KIND_NONE, KIND_WRITE, KIND_SYNC };
 enum { RESULT_EIO, RESULT_ENOSPC, RESULT_SHORT };
@@ -93,6 +100,9 @@ __attribute__((destructor)) static void write_counts(void) {
 //   "D\n" after a write through an O_DSYNC descriptor: that write is durable by itself
 //   "S <path>\n" a sync: every write of the file before it is durable
 //   "O <length>\n" followed by the <length> bytes written to standard output
+//   "C <path>\n" a file made by an open with O_CREAT (it did not exist before)
+//   "R\n<from>\n<to>\n" a rename
+// (a sync of a directory is an "S" of the directory: its entries made so far are durable)
 // so that a test can rebuild each state a power cut could leave (Docs/reliability.md).
 static void record_raw(const void *bytes, size_t length) {
   static write_fn real;
@@ -111,7 +121,9 @@ static int recording(void) {
   if (!file) return 0;
   if (record_fd < 0) {
     pthread_mutex_lock(&record_lock);
-    if (record_fd < 0) record_fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    // The C library's own open: this file's `open` would come back here.
+    open_fn real = (open_fn)dlsym(RTLD_NEXT, "open");
+    if (record_fd < 0) record_fd = real(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     pthread_mutex_unlock(&record_lock);
   }
   return record_fd >= 0;
@@ -149,18 +161,21 @@ static void record_write(int fd, const struct iovec *iov, int iovcnt, off_t offs
   pthread_mutex_unlock(&record_lock);
 }
 
-static void record_sync(int fd) {
+// Records "<letter> <path>" for the file `fd` names, when it matches.
+static void record_file(char letter, int fd) {
   configure();
-  if (!recording()) return;
+  if (fd < 0 || !recording()) return;
   char path[4096];
   pthread_mutex_lock(&record_lock);
   if (matching(fd, path, sizeof path)) {
     char header[4200];
-    int n = snprintf(header, sizeof header, "S %s\n", path);
+    int n = snprintf(header, sizeof header, "%c %s\n", letter, path);
     record_raw(header, (size_t)n);
   }
   pthread_mutex_unlock(&record_lock);
 }
+
+static void record_sync(int fd) { record_file('S', fd); }
 
 // Records the first `written` bytes of a vector write.
 static void record_written(int fd, const struct iovec *iov, int iovcnt, size_t written, off_t offset) {
@@ -273,5 +288,89 @@ int fdatasync(int fd) {
   if (strikes(fd, KIND_SYNC, path, sizeof path)) return (int)fail();
   int rc = real_fdatasync(fd);
   if (rc == 0) record_sync(fd);
+  return rc;
+}
+
+// Records a file `fd` names when the open that returned it made it.
+static void record_created(int fd) { record_file('C', fd); }
+
+// Whether `path` (relative to `dirfd`) names nothing yet.
+static int absent(int dirfd, const char *path) {
+  struct stat st;
+  return fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+}
+
+static int mode_of(int flags, va_list args) {
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(args, int) : 0;
+}
+
+// Every open goes through the C library's openat (as its own open does), recording a file
+// it makes.
+static int open_recording(int dirfd, const char *path, int flags, int mode) {
+  REAL(openat, openat_fn);
+  int saved = errno;
+  int made = (flags & O_CREAT) && recording() && absent(dirfd, path);
+  errno = saved;
+  int fd = real_openat(dirfd, path, flags, mode);
+  if (made) record_created(fd);
+  return fd;
+}
+
+int open(const char *path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  int mode = mode_of(flags, args);
+  va_end(args);
+  return open_recording(AT_FDCWD, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  int mode = mode_of(flags, args);
+  va_end(args);
+  return open_recording(AT_FDCWD, path, flags | O_LARGEFILE, mode);
+}
+
+int openat(int dirfd, const char *path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  int mode = mode_of(flags, args);
+  va_end(args);
+  return open_recording(dirfd, path, flags, mode);
+}
+
+// Records a rename of absolute paths under EG_FAULT_PATH (the callers here use absolute
+// paths; a relative one is recorded as given).
+static void record_rename(const char *from, const char *to) {
+  configure();
+  if (!recording() || (fault_path && !strstr(to, fault_path) && !strstr(from, fault_path))) return;
+  pthread_mutex_lock(&record_lock);
+  record_raw("R\n", 2);
+  record_raw(from, strlen(from));
+  record_raw("\n", 1);
+  record_raw(to, strlen(to));
+  record_raw("\n", 1);
+  pthread_mutex_unlock(&record_lock);
+}
+
+int rename(const char *from, const char *to) {
+  REAL(rename, rename_fn);
+  int rc = real_rename(from, to);
+  if (rc == 0) record_rename(from, to);
+  return rc;
+}
+
+int renameat(int fromfd, const char *from, int tofd, const char *to) {
+  REAL(renameat, renameat_fn);
+  int rc = real_renameat(fromfd, from, tofd, to);
+  if (rc == 0) record_rename(from, to);
+  return rc;
+}
+
+int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned int flags) {
+  REAL(renameat2, renameat2_fn);
+  int rc = real_renameat2(fromfd, from, tofd, to, flags);
+  if (rc == 0) record_rename(from, to);
   return rc;
 }

@@ -10,77 +10,6 @@ import Testing
 /// after the last sync (the model ALICE and CrashMonkey use) — then opened and verified.
 @Suite("Power loss: every state a cut can leave opens, verifies, and holds every commit acknowledged before it")
 struct PowerLossTests {
-  enum Step {
-    /// Bytes written at an offset of a file (its path relative to the store).
-    case write(file: String, offset: Int, bytes: Data, durableAlone: Bool)
-    /// A sync of a file: every write of it before this is on the disk.
-    case sync(file: String)
-    /// An acknowledgement the command printed (a line of its standard output).
-    case printed(String)
-  }
-
-  /// The steps of a record made under `store` (the store's directory, with a slash).
-  static func steps(_ data: Data, store: String) -> [Step] {
-    var steps: [Step] = []
-    var at = data.startIndex
-    func line() -> String? {
-      guard let end = data[at...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-      defer { at = end + 1 }
-      return String(decoding: data[at..<end], as: UTF8.self)
-    }
-    func relative(_ path: String) -> String { path.hasPrefix(store) ? String(path.dropFirst(store.count)) : path }
-    while let header = line() {
-      let fields = header.split(separator: " ", maxSplits: 3).map(String.init)
-      switch fields.first {
-      case "W":
-        let offset = Int(fields[1]) ?? 0
-        let length = Int(fields[2]) ?? 0
-        let bytes = data[at..<at + length]
-        at += length
-        steps.append(.write(file: relative(fields[3]), offset: offset, bytes: Data(bytes), durableAlone: false))
-      case "D":
-        if case .write(let file, let offset, let bytes, _)? = steps.last {
-          steps[steps.count - 1] = .write(file: file, offset: offset, bytes: bytes, durableAlone: true)
-        }
-      case "S": steps.append(.sync(file: relative(String(header.dropFirst(2)))))
-      case "O":
-        let length = Int(fields[1]) ?? 0
-        steps.append(.printed(String(decoding: data[at..<at + length], as: UTF8.self)))
-        at += length
-      default: return steps
-      }
-    }
-    return steps
-  }
-
-  /// `bytes` written at `offset`, cut at 4 KiB boundaries of the file.
-  static func pages(file: String, offset: Int, bytes: Data) -> [(file: String, offset: Int, bytes: Data)] {
-    var pages: [(file: String, offset: Int, bytes: Data)] = []
-    var at = offset
-    var rest = bytes[...]
-    while !rest.isEmpty {
-      let take = min(rest.count, 4096 - at % 4096)
-      pages.append((file, at, Data(rest.prefix(take))))
-      rest = rest.dropFirst(take)
-      at += take
-    }
-    return pages
-  }
-
-  /// Applies `writes` to the files of `directory`, in order.
-  static func apply(_ writes: [(file: String, offset: Int, bytes: Data)], to directory: String) throws {
-    for w in writes {
-      let path = directory + "/" + w.file
-      if !FileManager.default.fileExists(atPath: path) {
-        _ = FileManager.default.createFile(atPath: path, contents: nil)
-      }
-      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-      try handle.seek(toOffset: UInt64(w.offset))
-      try handle.write(contentsOf: w.bytes)
-      try handle.close()
-    }
-  }
-
   struct Command: Sendable, CustomStringConvertible {
     let name: String
     /// Whether the store has personal attributes, its key-encryption key in DIR/k.key.
@@ -89,8 +18,19 @@ struct PowerLossTests {
     /// state opened as a store (`before`: the store's statistics before the command): a
     /// failure, or nil.
     let promised: @Sendable (_ printed: String, _ state: EventStore, _ before: StoreStatistics) throws -> String?
+    /// For a command that writes a copy of the store (DIR/b): what it had promised of the
+    /// copy in a crash state (the state's directory).
+    var copy: (@Sendable (_ printed: String, _ state: String, _ before: StoreStatistics) throws -> String?)? = nil
     let setup: @Sendable (String) throws -> [String]
     var description: String { name }
+
+    /// The store's log is as it was (a command that rewrites the file, not the log).
+    static func unchanged(_ state: EventStore, _ before: StoreStatistics) throws -> String? {
+      let stats = try state.statistics()
+      return stats.commits == before.commits && stats.events == before.events
+        ? nil
+        : "the log holds \(stats.commits) commit(s), \(stats.events) event(s), not \(before.commits), \(before.events)"
+    }
 
     /// Every commit printed as acknowledged is in the log.
     static func commits(_ acknowledged: Int, _ state: EventStore, _ before: StoreStatistics) throws -> String? {
@@ -143,6 +83,39 @@ struct PowerLossTests {
         DiskFaultTests.examples + "/AddressBook.v1-v2.mapping.json", "--batch", "4",
       ]
     },
+    // A copy of the store's pages in use, written inside the store's directory, synced,
+    // and renamed over data.mdb: every state holds the old file or the new one, whole.
+    Command(
+      name: "compact",
+      promised: { printed, state, before in
+        if let changed = try Command.unchanged(state, before) { return changed }
+        // Once it printed its sizes, the new file is the store's: its pages in use end
+        // before the old file's did (the file itself grows again on a writable open).
+        guard !printed.isEmpty else { return nil }
+        let used = try state.statistics().usedSize
+        return used < before.usedSize
+          ? nil : "the compaction was acknowledged and the store's pages end at \(used) bytes, as before"
+      }
+    ) { dir in
+      try DiskFaultTests.populated(dir + "/s", people: 30)
+      return ["compact", dir + "/s"]
+    },
+    // A copy in a new directory: the store untouched in every state, and once the backup
+    // is acknowledged, the copy whole.
+    Command(
+      name: "backup",
+      promised: { _, state, before in try Command.unchanged(state, before) },
+      copy: { printed, state, before in
+        guard !printed.isEmpty else { return nil }
+        let copy = try EventStore(path: state + "/b", options: StoreOptions(readOnly: true))
+        let report = try copy.verify()
+        guard report.isOK else { return "the backup was acknowledged and does not verify: \(report.problems)" }
+        return try Command.unchanged(copy, before).map { "the backup was acknowledged and \($0)" }
+      }
+    ) { dir in
+      try DiskFaultTests.populated(dir + "/s", people: 30)
+      return ["backup", dir + "/s", dir + "/b"]
+    },
     // Personal values: each new subject's key is written to the subject-key file, which
     // must be on the disk before the first commit sealed with it.
     Command(
@@ -178,7 +151,7 @@ struct PowerLossTests {
       name: "erase", keyed: true,
       promised: { printed, state, _ in
         guard !printed.isEmpty else { return nil }
-        let key = try Data(contentsOf: URL(fileURLWithPath: state.path + "/../data-key"))
+        let key = try Data(contentsOf: URL(fileURLWithPath: state.path + "/../../data-key"))
         for (file, bytes) in EraseKillTests.files(state.path) where bytes.range(of: key) != nil {
           return "the erasure was acknowledged and \(file) holds the subject's data key"
         }
@@ -209,68 +182,47 @@ struct PowerLossTests {
     let dir = temporaryDirectory("power-\(command.name)")
     defer { removeDirectory(dir) }
     let arguments = try command.setup(dir)
-    try FileManager.default.copyItem(atPath: dir + "/s", toPath: dir + "/before")
+    try FileManager.default.createDirectory(atPath: dir + "/before", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: dir + "/s", toPath: dir + "/before/s")
     var env = ProcessInfo.processInfo.environment
     env["LD_PRELOAD"] = DiskFaultTests.shim
-    env["EG_FAULT_PATH"] = dir + "/s/"
+    env["EG_FAULT_PATH"] = dir + "/"
     env["EG_RECORD"] = dir + "/record"
     let run = try ToolRunner.run(
       at: ToolRunner.productsDirectory.appendingPathComponent("eventtool"), arguments, environment: env)
     #expect(run.status == 0, "\(command.name): \(run.err)")
-    let steps = Self.steps(try Data(contentsOf: URL(fileURLWithPath: dir + "/record")), store: dir + "/s/")
+    let steps = CrashStates.steps(try Data(contentsOf: URL(fileURLWithPath: dir + "/record")), root: dir + "/")
     let syncs = steps.filter { if case .sync = $0 { return true } else { return false } }.count
     #expect(syncs > 0, "\(command.name): the record holds its syncs")
 
     var g = SeededGenerator(seed: 2_026_12_07)
-    var durable: [(file: String, offset: Int, bytes: Data)] = []
-    var pending: [(file: String, offset: Int, bytes: Data)] = []
-    var printed = ""
+    var disk = CrashStates(before: dir + "/before")
     var states = 0
     let keyFile = command.keyed ? dir + "/k.key" : nil
-    let beforeStore = try EventStore(path: dir + "/before", options: StoreOptions(readOnly: true, keyFile: keyFile))
+    let beforeStore = try EventStore(path: dir + "/before/s", options: StoreOptions(readOnly: true, keyFile: keyFile))
     let before = try beforeStore.statistics()
     for (i, step) in steps.enumerated() {
-      switch step {
-      case .write(let file, let offset, let bytes, let alone):
-        // A write of several pages may reach the disk in part: each 4 KiB page of it is a
-        // write of its own (one page is taken as written whole, as the drive promises).
-        let pages = Self.pages(file: file, offset: offset, bytes: bytes)
-        if alone { durable += pages } else { pending += pages }
-      case .sync(let file):
-        durable += pending.filter { $0.file == file }
-        pending.removeAll { $0.file == file }
-      case .printed(let text):
-        printed += text
-      }
-      // The states a cut after this step allows: what is durable, plus all that is pending
-      // (in order), none of it, or a seeded subset.
-      var choices: [[Int]] = [Array(pending.indices), []]
-      if pending.count > 1 {
-        for _ in 0..<(4 * stressFactor) { choices.append(pending.indices.filter { _ in g.next() % 2 == 0 }) }
-      }
-      for chosen in Set(choices.map { $0 }).sorted(by: { $0.count > $1.count }) {
+      disk.apply(step)
+      for cut in disk.cuts(samples: 4 * stressFactor, using: &g) {
         let state = dir + "/state"
         try? FileManager.default.removeItem(atPath: state)
-        try FileManager.default.copyItem(atPath: dir + "/before", toPath: state)
-        try? FileManager.default.removeItem(atPath: state + "/lock.mdb")
-        try Self.apply(durable + chosen.map { pending[$0] }, to: state)
+        try disk.materialize(cut, into: state)
         states += 1
         let label =
-          "\(command.name), cut after step \(i + 1) of \(steps.count), \(chosen.count) of \(pending.count) pending write(s)"
+          "\(command.name), cut after step \(i + 1) of \(steps.count), \(cut.names) of \(disk.pendingNames.count) pending name change(s), \(cut.pages.count) of \(disk.pending.count) pending page(s)"
         do {
-          let store = try EventStore(path: state, options: StoreOptions(keyFile: keyFile))
+          let store = try EventStore(path: state + "/s", options: StoreOptions(keyFile: keyFile))
           let report = try store.verify()
           #expect(report.isOK, "\(label): \(report.problems)")
-          if let broken = try command.promised(printed, store, before) {
-            Issue.record("\(label): \(broken)")
-          }
+          if let broken = try command.promised(disk.printed, store, before) { Issue.record("\(label): \(broken)") }
+          if let broken = try command.copy?(disk.printed, state, before) { Issue.record("\(label): \(broken)") }
         } catch {
           Issue.record("\(label): the store does not open: \(error)")
         }
       }
     }
     #expect(
-      try command.promised(printed, beforeStore, before) != nil,
+      try command.promised(disk.printed, beforeStore, before) != nil || command.copy != nil,
       "\(command.name): its acknowledgements were recorded, and the store before it does not hold them")
     print(
       "power loss, \(command.name): \(steps.count) steps (\(syncs) syncs), \(states) crash states opened and verified")

@@ -26,7 +26,9 @@ extension EventStore {
   /// own, as a store, and verified (every page and checksum, and a replay of its log
   /// against its projections).
   ///
-  /// A copy that fails to be written (a full disk) is removed.
+  /// A copy that fails to be written (a full disk) is removed. The copy's files, its
+  /// directory and, when it was made here, the directory's parent are synced before the
+  /// copy is opened: a returned backup survives a power cut.
   ///
   /// - Parameters:
   ///   - directory: where the copy goes: missing or empty.
@@ -58,6 +60,11 @@ extension EventStore {
         try FileManager.default.copyItem(atPath: path + keys, toPath: directory + keys)
         try FileSync.flush(directory + keys)
       }
+      // The files' names, and the directory's own when it was made here: without these a
+      // power cut after the backup returned could leave the data on the disk and no file
+      // that names it (found by PowerLossTests).
+      try FileSync.flush(directory)
+      if !existed { try FileSync.flush(URL(fileURLWithPath: directory).deletingLastPathComponent().path) }
     } catch {
       if existed {
         for name in ["data.mdb", "lock.mdb", Keyring.fileName] {
