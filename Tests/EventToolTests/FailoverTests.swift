@@ -45,15 +45,7 @@ final class FailoverTests {
 
   static let ttl = "1"
 
-  /// Waits until `done` holds, checking every 10 ms, for at most `seconds`; whether it did.
-  func wait(seconds: Double, _ done: () throws -> Bool) rethrows -> Bool {
-    let end = Date().addingTimeInterval(seconds)
-    while Date() < end {
-      if try done() { return true }
-      Thread.sleep(forTimeInterval: 0.01)
-    }
-    return try done()
-  }
+  func wait(seconds: Double, _ done: () throws -> Bool) rethrows -> Bool { try waitUntil(seconds: seconds, done) }
 
   func candidate(_ name: String, stream: String) throws -> (path: String, child: ToolChild) {
     let path = dir + "/" + name

@@ -64,6 +64,16 @@ func temporaryDirectory(_ label: String = #function) -> String {
   return path
 }
 
+/// Waits until `done` holds, checking every 10 ms, for at most `seconds`; whether it did.
+func waitUntil(seconds: Double, _ done: () throws -> Bool) rethrows -> Bool {
+  let end = Date().addingTimeInterval(seconds)
+  while Date() < end {
+    if try done() { return true }
+    Thread.sleep(forTimeInterval: 0.01)
+  }
+  return try done()
+}
+
 func removeDirectory(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 
 /// The package's example files.
