@@ -46,6 +46,9 @@ public struct NATSError: Error, Sendable, Hashable, CustomStringConvertible {
     [NATS_TIMEOUT, NATS_NO_RESPONDERS, NATS_CONNECTION_DISCONNECTED, NATS_IO_ERROR, NATS_STALE_CONNECTION]
       .contains { $0.rawValue == statusValue }
       || (statusValue == NATS_ERR.rawValue && code == 0 && detail.contains("leader"))
+      // "JetStream system temporarily unavailable": a cluster electing its meta leader
+      // after a node went away (found by JepsenTests: a candidate gave up on it).
+      || code == Int(JSClusterNotAvailErr.rawValue)
   }
 
   public var description: String {

@@ -187,7 +187,15 @@ final class JepsenTests {
         try operate(js, quorum: g.next() % 2 == 0, on: primary)
         let moved = wait(seconds: 30) { holder(js).map { $0 != primary } ?? false }
         faults.append(
-          Fault(at: now, what: moved ? "the lease moved to \(holder(js) ?? "?")" : "the lease did not move"))
+          Fault(
+            at: now,
+            what: moved
+              ? "the lease moved to \(holder(js) ?? "?")"
+              : "the lease did not move in 30 s; the members said: "
+                + members.sorted(by: { $0.key < $1.key }).map { path, child in
+                  "\((path as NSString).lastPathComponent): "
+                    + (child.text + child.errors).split(separator: "\n").suffix(3).joined(separator: " / ")
+                }.joined(separator: "; ")))
         #expect(moved, "a candidate took over from \(primary)")
         if pause {
           Foundation.kill(child.process.processIdentifier, SIGCONT)
