@@ -27,8 +27,8 @@ extension EventStore {
   /// against its projections).
   ///
   /// A copy that fails to be written (a full disk) is removed. The copy's files, its
-  /// directory and, when it was made here, the directory's parent are synced before the
-  /// copy is opened: a returned backup survives a power cut.
+  /// directory and, when it was made here, the directory's parent (when it may be read) are
+  /// synced before the copy is opened: a returned backup survives a power cut.
   ///
   /// - Parameters:
   ///   - directory: where the copy goes: missing or empty.
@@ -63,8 +63,10 @@ extension EventStore {
       // The files' names, and the directory's own when it was made here: without these a
       // power cut after the backup returned could leave the data on the disk and no file
       // that names it (found by PowerLossTests).
+      // The parent is flushed when it can be opened: a parent this user may enter but not
+      // read is no reason to throw a good copy away.
       try FileSync.flush(directory)
-      if !existed { try FileSync.flush(URL(fileURLWithPath: directory).deletingLastPathComponent().path) }
+      if !existed { try? FileSync.flush(URL(fileURLWithPath: directory).deletingLastPathComponent().path) }
     } catch {
       if existed {
         for name in ["data.mdb", "lock.mdb", Keyring.fileName] {
