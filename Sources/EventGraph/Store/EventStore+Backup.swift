@@ -62,9 +62,9 @@ extension EventStore {
       }
       // The files' names, and the directory's own when it was made here: without these a
       // power cut after the backup returned could leave the data on the disk and no file
-      // that names it (found by PowerLossTests).
-      // The parent is flushed when it can be opened: a parent this user may enter but not
-      // read is no reason to throw a good copy away.
+      // that names it (found by PowerLossTests). The parent is flushed when it can be
+      // opened: a parent this user may enter but not read is no reason to throw a good
+      // copy away.
       try FileSync.flush(directory)
       if !existed { try? FileSync.flush(URL(fileURLWithPath: directory).deletingLastPathComponent().path) }
     } catch {
