@@ -127,6 +127,30 @@ struct DiskFaultTests {
         }
       }),
     Command(
+      name: "erase", files: "/s/",
+      setup: { dir in try PowerLossTests.eraseSetup(dir) },
+      check: { dir, result in
+        // Opened writable, the store finishes an erasure whose commit is there: then no
+        // file holds the key, and the name reads as erased; a refused one left it readable.
+        let store = try EventStore(path: dir + "/s", options: StoreOptions(keyFile: dir + "/k.key"))
+        #expect(try store.verify().isOK, "erase: the store verifies")
+        let name = try store.read { try $0.value(ObjectID(1), "name") }
+        let erased = try store.read { try $0.commits().flatMap(\.events) }.contains(.erase(ObjectID(1), reason: nil))
+        if result.status == 0 { #expect(erased, "erase: acknowledged, and no erasure event") }
+        if erased {
+          guard case .sealed(let v)? = name, v.state == .erased else {
+            Issue.record("erase: the erasure is committed and the name reads \(String(describing: name))")
+            return
+          }
+          let key = try Data(contentsOf: URL(fileURLWithPath: dir + "/data-key"))
+          for (file, bytes) in EraseKillTests.files(dir + "/s") where bytes.range(of: key) != nil {
+            Issue.record("erase: \(file) still holds the erased subject's key")
+          }
+        } else {
+          #expect(name == .string("Secret 0"), "erase: refused, and the name reads \(String(describing: name))")
+        }
+      }),
+    Command(
       name: "upcast", files: "/s/",
       setup: { dir in
         try populated(dir + "/s", people: 20)

@@ -161,19 +161,23 @@ struct PowerLossTests {
         }
         return nil
       }
-    ) { dir in
-      try EventStore.generateKeyFile(at: dir + "/k.key")
-      let store = try EventStore.create(
-        at: dir + "/s", model: try EraseKillTests.model(), options: StoreOptions(keyFile: dir + "/k.key"))
-      let people = try #require(
-        try store.write { tx in
-          try (0..<4).map { i in try tx.insert("Person", ["name": .string("Secret \(i)"), "nick": .string("n\(i)")]) }
-        }.value)
-      let key = try store.env.read { try store.dbs.keyring?.testingDataKey(people[0], in: $0) }
-      try Data(try #require(key)).write(to: URL(fileURLWithPath: dir + "/data-key"))
-      return ["erase", dir + "/s", "Person/\(people[0].rawValue)", "--json"]
-    },
+    ) { dir in try eraseSetup(dir) },
   ]
+
+  /// A store at DIR/s of four people with personal names (its key in DIR/k.key, the first
+  /// person's data key in DIR/data-key); the arguments of `erase --json` of the first.
+  static func eraseSetup(_ dir: String) throws -> [String] {
+    try EventStore.generateKeyFile(at: dir + "/k.key")
+    let store = try EventStore.create(
+      at: dir + "/s", model: try EraseKillTests.model(), options: StoreOptions(keyFile: dir + "/k.key"))
+    let people = try #require(
+      try store.write { tx in
+        try (0..<4).map { i in try tx.insert("Person", ["name": .string("Secret \(i)"), "nick": .string("n\(i)")]) }
+      }.value)
+    let key = try store.env.read { try store.dbs.keyring?.testingDataKey(people[0], in: $0) }
+    try Data(try #require(key)).write(to: URL(fileURLWithPath: dir + "/data-key"))
+    return ["erase", dir + "/s", "Person/\(people[0].rawValue)", "--json"]
+  }
 
   @Test(
     "a recorded run, cut at every step, with what was written since the last sync in order, not at all, or seeded parts of it",
