@@ -117,8 +117,12 @@ struct CrashStates {
     nextFile = files.count
   }
 
-  private mutating func file(_ path: String) -> Int {
-    if let f = names[path] { return f }
+  /// The file `path` names now, made (as by an open with O_CREAT) when it names none.
+  private mutating func file(_ path: String) -> Int { names[path] ?? link(path) }
+
+  /// A new file named `path`: its name pending until its directory is synced.
+  @discardableResult
+  private mutating func link(_ path: String) -> Int {
     defer { nextFile += 1 }
     names[path] = nextFile
     pendingNames.append(.link(path, file: nextFile))
@@ -148,10 +152,7 @@ struct CrashStates {
         for change in pendingNames where change.isDurable(after: path) { change.apply(to: &durableNames) }
         pendingNames.removeAll { $0.isDurable(after: path) }
       }
-    case .create(let path):
-      defer { nextFile += 1 }
-      names[path] = nextFile
-      pendingNames.append(.link(path, file: nextFile))
+    case .create(let path): link(path)
     case .rename(let from, let to):
       guard let f = names[from] else { return }
       let change = NameChange.rename(from: from, to: to, file: f)

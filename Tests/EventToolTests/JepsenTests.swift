@@ -84,12 +84,23 @@ final class JepsenTests {
 
   func startCandidate() throws {
     made += 1
-    let path = dir + "/m\(made)"
+    try runCandidate(dir + "/m\(made)", output: dir + "/m\(made).out")
+  }
+
+  /// Starts `eventtool replica --follow --candidate` on `path` (a new store, or one it ran
+  /// on before), its output in `output`.
+  func runCandidate(_ path: String, output: String) throws {
     members[path] = try ToolChild(
       ["replica", path] + cluster.arguments + [
         "--stream", Self.stream, "--follow", "--candidate", "--lease-ttl", Self.ttl, "--advertise", path,
       ],
-      output: path + ".out")
+      output: output)
+  }
+
+  /// Whether the stream holds every commit of the store at `path`, as its status says.
+  func shipped(_ js: JetStream, _ path: String) -> Bool {
+    let s = try? EventStore(path: path, options: StoreOptions(readOnly: true))
+    return s.flatMap { try? ReplicationStatus.read($0, jetStream: js)?.unshippedCommits } == 0
   }
 
   func holder(_ js: JetStream) -> String? {
@@ -133,13 +144,7 @@ final class JepsenTests {
       op.sequence = fields.firstIndex(of: #""seq":"#).flatMap { UInt64(fields[fields.index(after: $0)]) }
       if !quorum {
         op.outcome = .ok
-      } else if wait(
-        seconds: 10,
-        {
-          let s = try? EventStore(path: target, options: StoreOptions(readOnly: true))
-          return s.flatMap { try? ReplicationStatus.read($0, jetStream: js)?.unshippedCommits } == 0
-        })
-      {
+      } else if wait(seconds: 10, { shipped(js, target) }) {
         op.outcome = .ok
       }
     }
@@ -216,11 +221,7 @@ final class JepsenTests {
           continue
         }
         child.kill()
-        members[path] = try ToolChild(
-          ["replica", path] + cluster.arguments + [
-            "--stream", Self.stream, "--follow", "--candidate", "--lease-ttl", Self.ttl, "--advertise", path,
-          ],
-          output: path + ".out.\(made)")
+        try runCandidate(path, output: path + ".out.\(made)")
         made += 1
         faults.append(Fault(at: now, what: "killed and restarted the candidate \(path)", store: path))
       default:
@@ -243,10 +244,7 @@ final class JepsenTests {
     }
     // Quiet: the primary ships what it holds before everything stops.
     if let primary = holder(js) {
-      _ = wait(seconds: 20) {
-        let s = try? EventStore(path: primary, options: StoreOptions(readOnly: true))
-        return s.flatMap { try? ReplicationStatus.read($0, jetStream: js)?.unshippedCommits } == 0
-      }
+      _ = wait(seconds: 20) { shipped(js, primary) }
     }
     for child in members.values { child.kill() }
     let problems = try check(js, operations)
