@@ -3,6 +3,7 @@ import LMDB
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphModel
 
 /// The domain errors as structs with codes: every factory gives its code and the message
 /// the enum cases gave before (written out here by hand), and equality is by code and fields.
@@ -226,9 +227,11 @@ struct DomainErrorTests {
       object: "Player/4", entity: "Player", attributes: ["club", "number"], value: "(1, 7)", holder: "Player/2")
     #expect(u.object == "Player/4" && u.property == "club, number")
     let m = ModelError.unknownDestination(entity: "Person", relationship: "car", destination: "Car")
-    #expect(m.entity == "Person" && m.property == "car" && m.name == "Car")
+    #expect(m.entity == "Person" && m.property == "car")
+    #expect(m.context == .reference(entity: "Person", property: "car", name: "Car"))
+    #expect(ModelError.invalidFile(file: "m.json", detail: "x").entity == nil)
     let s = ServiceError.alreadyCommitted(key: "order-1", commit: Self.commit)
-    #expect(s.key == "order-1" && s.commit == Self.commit)
+    #expect(s.context == .committed(key: "order-1", commit: Self.commit))
     do {
       throw StoreError.readOnly(path: "/s")
     } catch let error as StoreError where error.code == .readOnly {

@@ -395,6 +395,10 @@ struct StoreTests {
       #expect(v2.relationships[phones] == [p.value!])
       #expect(try s.object(a.value!, asOf: delSeq) == nil)
       #expect(try s.object(a.value!, asOf: 0) == nil)
+      // After the log's end the answer is unknown, not "did not exist".
+      #expect(throws: StoreError.sequenceBeyondLog(delSeq + 1, last: delSeq)) {
+        try s.object(a.value!, asOf: delSeq + 1)
+      }
     }
   }
 

@@ -96,7 +96,7 @@ public final class Consumer: Sendable {
 extension EventStore {
   /// The durable consumer `name` (1 to 200 bytes, no `:`); its position starts at 0.
   ///
-  /// - Throws: ``ServiceError/invalidName(_:)``.
+  /// - Throws: ``ServiceError`` `invalidName`.
   public func consumer(_ name: String) throws -> Consumer {
     try ServiceError.checkName(name)
     return Consumer(name: name, store: self)

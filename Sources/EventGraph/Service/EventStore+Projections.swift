@@ -8,8 +8,8 @@ extension EventStore {
   /// that writes the store: a commit made by a process that has not registered it is caught
   /// up by the next commit of one that has.
   ///
-  /// - Throws: ``ServiceError/projectionAlreadyRegistered(_:)``,
-  /// ``ServiceError/invalidName(_:)``,
+  /// - Throws: ``ServiceError`` `projectionAlreadyRegistered`,
+  /// ``ServiceError`` `invalidName`,
   ///   ``ErrorCode/readOnly``, or what the projection throws during the catch-up.
   public func register(_ projection: any Projection) throws {
     let p = try open(projection)

@@ -43,14 +43,14 @@ public struct ProjectionStorage {
   public let model: Model
 
   /// The value stored under `key`, or `nil`.
-  public func get(_ key: some LMDBBytes) throws -> [UInt8]? { try txn.get(db, key: key) }
+  public func get(_ key: [UInt8]) throws -> [UInt8]? { try txn.get(db, key: key) }
 
   /// Stores `value` under `key`, replacing what was there.
-  public func put(_ key: some LMDBBytes, _ value: some LMDBBytes) throws { try txn.put(db, key: key, value: value) }
+  public func put(_ key: [UInt8], _ value: [UInt8]) throws { try txn.put(db, key: key, value: value) }
 
   /// Removes `key`; whether it was there.
   @discardableResult
-  public func delete(_ key: some LMDBBytes) throws -> Bool { try txn.delete(db, key: key) }
+  public func delete(_ key: [UInt8]) throws -> Bool { try txn.delete(db, key: key) }
 
   /// Visits entries in key order from the first key `>= start`, until `body` returns `false`.
   public func forEach(from start: [UInt8] = [], _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
@@ -69,7 +69,7 @@ public struct ProjectionView {
   public let logEnd: UInt64
 
   /// The value stored under `key`, or `nil`.
-  public func get(_ key: some LMDBBytes) throws -> [UInt8]? {
+  public func get(_ key: [UInt8]) throws -> [UInt8]? {
     guard let db else { return nil }
     return try txn.get(db, key: key)
   }

@@ -2,52 +2,58 @@
 ///
 /// A struct rather than an enum, so that new kinds of refusal can be added without
 /// breaking callers (GRDB's `DatabaseError` and `ResultCode` do the same). Match on the
-/// ``code`` and read the fields that say what:
+/// ``code``; the ``context`` says what, in the shape that belongs to the code:
 ///
 /// ```swift
 /// do {
 ///   try store.write(metadata: CommitMetadata(idempotencyKey: key)) { tx in try record(tx) }
 /// } catch let e as ServiceError where e.code == .alreadyCommitted {
-///   print("already in commit \(e.commit?.number ?? 0)")
+///   if case .committed(_, let commit) = e.context { print("already in commit \(commit.number)") }
 /// }
 /// ```
 ///
-/// Errors compare equal when their code and all their fields are equal.
+/// Only EventGraph makes these errors. Errors compare equal when their code and context
+/// are equal.
 public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What kind of refusal an error is; compare with the constants (`e.code == .storeClosed`).
   public typealias Code = ErrorCode<ServiceError>
 
   /// What kind of refusal this is.
   public let code: Code
-  /// The idempotency key at fault.
-  public let key: String?
-  /// The consumer or projection name at fault.
-  public let name: String?
-  /// The store directory (``ErrorCode/storeClosed``).
-  public let path: String?
-  /// The first commit that carried the key (``ErrorCode/alreadyCommitted``).
-  public let commit: CommitInfo?
+  /// What was refused, in the shape that belongs to ``code`` (each case names its codes).
+  public let context: Context
 
-  private init(
-    _ code: Code, key: String? = nil, name: String? = nil, path: String? = nil, commit: CommitInfo? = nil
-  ) {
+  /// What a service refused.
+  public enum Context: Sendable, Hashable {
+    /// An idempotency key that cannot be one: ``ErrorCode/invalidIdempotencyKey``.
+    case key(String)
+    /// A consumer or projection name: ``ErrorCode/invalidName``,
+    /// ``ErrorCode/projectionAlreadyRegistered``.
+    case name(String)
+    /// An idempotency key and the first commit that carried it:
+    /// ``ErrorCode/alreadyCommitted``.
+    case committed(key: String, commit: CommitInfo)
+    /// The store directory: ``ErrorCode/storeClosed``.
+    case store(path: String)
+  }
+
+  private init(_ code: Code, _ context: Context) {
     self.code = code
-    self.key = key
-    self.name = name
-    self.path = path
-    self.commit = commit
+    self.context = context
   }
 
   public var description: String {
-    let (k, n) = ((key ?? "").prefix(40), (name ?? "").prefix(40))
-    switch code {
-    case .invalidIdempotencyKey: return "idempotency key '\(k)' must be 1 to 400 bytes of UTF-8"
-    case .invalidName: return "'\(n)' is not a valid consumer or projection name (1 to 200 bytes, no ':')"
-    case .projectionAlreadyRegistered: return "a projection named '\(name ?? "")' is already registered with this store"
-    case .alreadyCommitted:
+    switch (code, context) {
+    case (.invalidIdempotencyKey, .key(let k)):
+      return "idempotency key '\(k.prefix(40))' must be 1 to 400 bytes of UTF-8"
+    case (.invalidName, .name(let n)):
+      return "'\(n.prefix(40))' is not a valid consumer or projection name (1 to 200 bytes, no ':')"
+    case (.projectionAlreadyRegistered, .name(let n)):
+      return "a projection named '\(n)' is already registered with this store"
+    case (.alreadyCommitted, .committed(let k, let commit)):
       return
-        "idempotency key '\(k)' was already committed (commit \(commit?.number ?? 0) at sequence \(commit?.firstSequence ?? 0))"
-    case .storeClosed: return "\(path ?? "") is being closed: no more commits are taken"
+        "idempotency key '\(k.prefix(40))' was already committed (commit \(commit.number) at sequence \(commit.firstSequence))"
+    case (.storeClosed, .store(let path)): return "\(path) is being closed: no more commits are taken"
     default: return "service error \(code)"
     }
   }
@@ -62,19 +68,17 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 // MARK: - The kinds of refusal
 
 extension ServiceError {
-  public static func invalidIdempotencyKey(_ key: String) -> Self { .init(.invalidIdempotencyKey, key: key) }
+  static func invalidIdempotencyKey(_ key: String) -> Self { .init(.invalidIdempotencyKey, .key(key)) }
 
-  public static func invalidName(_ name: String) -> Self { .init(.invalidName, name: name) }
+  static func invalidName(_ name: String) -> Self { .init(.invalidName, .name(name)) }
 
-  public static func projectionAlreadyRegistered(_ name: String) -> Self {
-    .init(.projectionAlreadyRegistered, name: name)
+  static func projectionAlreadyRegistered(_ name: String) -> Self { .init(.projectionAlreadyRegistered, .name(name)) }
+
+  static func alreadyCommitted(key: String, commit: CommitInfo) -> Self {
+    .init(.alreadyCommitted, .committed(key: key, commit: commit))
   }
 
-  public static func alreadyCommitted(key: String, commit: CommitInfo) -> Self {
-    .init(.alreadyCommitted, key: key, commit: commit)
-  }
-
-  public static func storeClosed(path: String) -> Self { .init(.storeClosed, path: path) }
+  static func storeClosed(path: String) -> Self { .init(.storeClosed, .store(path: path)) }
 }
 
 // MARK: - The codes
@@ -91,4 +95,10 @@ extension ErrorCode where Domain == ServiceError {
   public static var alreadyCommitted: Self { Self("alreadyCommitted") }
   /// The store object is being released: no more commits are taken.
   public static var storeClosed: Self { Self("storeClosed") }
+
+  /// Every code of the domain, in the order they are declared: the suite meets each with
+  /// the operation that makes it.
+  static let all: [Self] = [
+    .invalidIdempotencyKey, .invalidName, .projectionAlreadyRegistered, .alreadyCommitted, .storeClosed,
+  ]
 }

@@ -225,7 +225,7 @@ final class CommitBatch {
   /// The first commit that carried `key`, `nil` when none did: a commit given a key that
   /// is already in the store is a retry, answered with that commit (the closure not run).
   ///
-  /// - Throws: ``ServiceError/invalidIdempotencyKey(_:)`` for an empty key or one over
+  /// - Throws: ``ServiceError`` `invalidIdempotencyKey` for an empty key or one over
   ///   ``maxKeyLength`` bytes; ``ErrorCode/corrupt`` when the key names no commit.
   func firstCommit(withKey key: String) throws -> CommitInfo? {
     if key.utf8.isEmpty || key.utf8.count > Self.maxKeyLength { throw ServiceError.invalidIdempotencyKey(key) }

@@ -382,11 +382,11 @@ public final class EventStore: Sendable {
   /// commit (``CommitResult/isDuplicate``), as the asynchronous
   /// ``commit(expecting:idempotencyKey:metadata:_:)`` does. A key `body` sets on
   /// `tx.metadata` itself is looked up when it returns, and a repeat is refused with
-  /// ``ServiceError/alreadyCommitted(key:commit:)``.
+  /// ``ServiceError`` `alreadyCommitted`.
   ///
   /// - Returns: the commit and what `body` returned (`nil` only for a retry).
   /// - Throws: what `body` throws, ``StoreError`` (validation names the object and
-  ///   property), ``ServiceError/invalidIdempotencyKey(_:)``, or `LMDBError`.
+  ///   property), ``ServiceError`` `invalidIdempotencyKey`, or `LMDBError`.
   @inlinable @discardableResult
   public func write<R>(metadata: CommitMetadata = .init(), _ body: (Transaction) throws -> R) throws -> CommitResult<R>
   {

@@ -70,8 +70,13 @@ public final class Snapshot: GraphReading {
   /// from its own history (never a scan of the log).
   ///
   /// `nil` when it did not exist then.
+  ///
+  /// - Throws: ``ErrorCode/sequenceBeyondLog`` when `sequence` lies after the log's last
+  ///   event: what an object will be then is not known, and `nil` would say it will not exist.
   public func object(_ id: ObjectID, asOf sequence: UInt64) throws -> ObjectVersion? {
     try checkOpen()
+    let end = try reader.logEnd().sequence
+    guard sequence <= end else { throw StoreError.sequenceBeyondLog(sequence, last: end) }
     guard var version = try ObjectVersion.rebuild(id, asOf: sequence, reader: reader) else { return nil }
     if let ring = reader.dbs.keyring { version.state = try ring.open(version.state, in: reader.txn) }
     return version

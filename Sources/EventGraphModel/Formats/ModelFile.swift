@@ -5,9 +5,10 @@ import Foundation
 extension Model {
   /// Loads and checks a model file.
   ///
-  /// - Throws: ``ModelError/invalidFile(file:detail:)`` naming the file, and the line, key
-  ///   or entity and property at fault; a file that cannot be read (missing, a directory,
-  ///   not permitted) or that declares no entity.
+  /// - Throws: ``ModelError``: `invalidFile` naming the file, and the line or key at fault,
+  ///   for a file that cannot be read (missing, a directory, not permitted), is not a model
+  ///   document or declares no entity; a model that breaks a rule keeps the rule's code, with
+  ///   the file, entity and property in its context.
   public init(contentsOf path: String) throws(ModelError) {
     let bytes: [UInt8]
     do {
@@ -46,8 +47,9 @@ extension Model {
       for e in try root.objects("entities") { entities.append(try Self.entity(e)) }
       do {
         try self.init(name: name, version: version, entities: entities, userInfo: try root.stringMap("userInfo"))
-      } catch {
-        throw ModelError.invalidFile(file: file, detail: "\(error)")
+      } catch let e as ModelError {
+        // The fault keeps its code; the file is named in its context.
+        throw e.inFile(file)
       }
     } catch let e as JSONReadError {
       throw .invalidFile(file: file, detail: e.description)

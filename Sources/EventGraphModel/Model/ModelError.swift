@@ -2,65 +2,111 @@
 ///
 /// A struct rather than an enum, so that new kinds of fault can be added without
 /// breaking callers (GRDB's `DatabaseError` and `ResultCode` do the same). Match on the
-/// ``code`` and read the fields that say where:
+/// ``code``; the ``context`` says where, in the shape that belongs to the code, and
+/// ``entity`` and ``property`` name the entity and property at fault whatever the code:
 ///
 /// ```swift
 /// do {
 ///   model = try Model(contentsOf: "AddressBook.v2.model.json")
 /// } catch let e as ModelError where e.code == .invalidFile {
-///   print("\(e.file ?? "model"): \(e.detail ?? "")")
+///   if case .file(let file, let problem) = e.context { print("\(file): \(problem)") }
 /// }
 /// ```
 ///
-/// Errors compare equal when their code and all their fields are equal.
+/// Only EventGraph makes these errors. Errors compare equal when their code and context
+/// are equal.
 public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What kind of fault an error is; compare with the constants (`e.code == .unknownEntity`).
   public typealias Code = ErrorCode<ModelError>
 
   /// What kind of fault this is.
   public let code: Code
-  /// The entity at fault.
-  public let entity: String?
-  /// The attribute or relationship at fault.
-  public let property: String?
-  /// The name that is wrong: a missing parent, destination or inverse, or an invalid name.
-  public let name: String?
-  /// The model file (``ErrorCode/invalidFile``).
-  public let file: String?
-  /// What is wrong, in words.
-  public let detail: String?
+  /// Where and what, in the shape that belongs to ``code`` (each case names its codes).
+  public let context: Context
 
-  private init(
-    _ code: Code, entity: String? = nil, property: String? = nil, name: String? = nil, file: String? = nil,
-    detail: String? = nil
-  ) {
+  /// Where a model is at fault, and what is wrong there.
+  public enum Context: Sendable, Hashable {
+    /// An entity: ``ErrorCode/unknownEntity``, ``ErrorCode/duplicateEntity``,
+    /// ``ErrorCode/inheritanceCycle``.
+    case entity(String)
+    /// A property of an entity: ``ErrorCode/duplicateProperty``, ``ErrorCode/orderedToOne``.
+    case property(entity: String, property: String)
+    /// A name an entity (or one of its relationships, `property`) gives that leads nowhere:
+    /// the parent of ``ErrorCode/unknownParent`` (no property), the destination of
+    /// ``ErrorCode/unknownDestination``, the inverse of ``ErrorCode/unknownInverse``.
+    case reference(entity: String, property: String?, name: String)
+    /// What is wrong with a declaration of an entity: its property (`property`) or the
+    /// constraint, subject or inverse named (`name`), and the problem in words.
+    /// ``ErrorCode/inverseMismatch`` (both), ``ErrorCode/invalidDefault``,
+    /// ``ErrorCode/invalidCounts``, ``ErrorCode/invalidRule`` (a property),
+    /// ``ErrorCode/invalidConstraint``, ``ErrorCode/invalidSubject`` (a name).
+    case declaration(entity: String, property: String?, name: String?, problem: String)
+    /// A name that is not one: ``ErrorCode/invalidName``.
+    case name(String)
+    /// What is too large: ``ErrorCode/tooLarge``.
+    case size(String)
+    /// A model file and what is wrong in it, with where: ``ErrorCode/invalidFile``.
+    case file(String, problem: String)
+    /// A fault of any other code, in a model read from a file: the file, and where in the
+    /// model (the context the code has in a model built without a file).
+    indirect case inFile(String, Context)
+  }
+
+  private init(_ code: Code, _ context: Context) {
     self.code = code
-    self.entity = entity
-    self.property = property
-    self.name = name
-    self.file = file
-    self.detail = detail
+    self.context = context
+  }
+
+  /// The same fault, in a model read from `file`.
+  func inFile(_ file: String) -> ModelError {
+    switch context {
+    case .file, .inFile: return self
+    default: return ModelError(code, .inFile(file, context))
+    }
+  }
+
+  /// The entity at fault, whatever the code (`nil` for a name, a size or a file).
+  public var entity: String? {
+    if case .inFile(_, let inner) = context { return ModelError(code, inner).entity }
+    switch context {
+    case .entity(let e), .property(let e, _), .reference(let e, _, _), .declaration(let e, _, _, _): return e
+    case .name, .size, .file, .inFile: return nil
+    }
+  }
+
+  /// The attribute or relationship at fault, whatever the code.
+  public var property: String? {
+    if case .inFile(_, let inner) = context { return ModelError(code, inner).property }
+    switch context {
+    case .property(_, let p): return p
+    case .reference(_, let p, _), .declaration(_, let p, _, _): return p
+    case .entity, .name, .size, .file, .inFile: return nil
+    }
   }
 
   public var description: String {
-    let (e, p, n, d) = (entity ?? "", property ?? "", name ?? "", detail ?? "")
-    switch code {
-    case .unknownEntity: return "unknown entity '\(e)'"
-    case .duplicateEntity: return "entity '\(e)' is declared twice"
-    case .duplicateProperty: return "\(e).\(p): property is declared twice"
-    case .unknownParent: return "\(e): parent entity '\(n)' does not exist"
-    case .inheritanceCycle: return "\(e): entity inheritance forms a cycle"
-    case .unknownDestination: return "\(e).\(p): destination entity '\(n)' does not exist"
-    case .unknownInverse: return "\(e).\(p): inverse '\(n)' does not exist in the destination"
-    case .inverseMismatch: return "\(e).\(p): inverse '\(n)' \(d)"
-    case .invalidDefault: return "\(e).\(p): invalid default: \(d)"
-    case .invalidCounts, .invalidRule: return "\(e).\(p): \(d)"
-    case .invalidConstraint: return "\(e): uniquenessConstraints \(n): \(d)"
-    case .invalidSubject: return "\(e): subject '\(n)': \(d)"
-    case .orderedToOne: return "\(e).\(p): 'ordered' needs 'toMany'"
-    case .invalidName: return "invalid name '\(n)': names are letters, digits and '_', not starting with a digit"
-    case .tooLarge: return "model too large: \(d)"
-    case .invalidFile: return "\(file ?? ""): \(d)"
+    switch (code, context) {
+    case (_, .inFile(let f, let inner)): return "\(f): \(ModelError(code, inner).description)"
+    case (.unknownEntity, .entity(let e)): return "unknown entity '\(e)'"
+    case (.duplicateEntity, .entity(let e)): return "entity '\(e)' is declared twice"
+    case (.duplicateProperty, .property(let e, let p)): return "\(e).\(p): property is declared twice"
+    case (.unknownParent, .reference(let e, _, let n)): return "\(e): parent entity '\(n)' does not exist"
+    case (.inheritanceCycle, .entity(let e)): return "\(e): entity inheritance forms a cycle"
+    case (.unknownDestination, .reference(let e, let p?, let n)):
+      return "\(e).\(p): destination entity '\(n)' does not exist"
+    case (.unknownInverse, .reference(let e, let p?, let n)):
+      return "\(e).\(p): inverse '\(n)' does not exist in the destination"
+    case (.inverseMismatch, .declaration(let e, let p?, let n?, let d)): return "\(e).\(p): inverse '\(n)' \(d)"
+    case (.invalidDefault, .declaration(let e, let p?, _, let d)): return "\(e).\(p): invalid default: \(d)"
+    case (.invalidCounts, .declaration(let e, let p?, _, let d)), (.invalidRule, .declaration(let e, let p?, _, let d)):
+      return "\(e).\(p): \(d)"
+    case (.invalidConstraint, .declaration(let e, _, let n?, let d)): return "\(e): uniquenessConstraints \(n): \(d)"
+    case (.invalidSubject, .declaration(let e, _, let n?, let d)): return "\(e): subject '\(n)': \(d)"
+    case (.orderedToOne, .property(let e, let p)): return "\(e).\(p): 'ordered' needs 'toMany'"
+    case (.invalidName, .name(let n)):
+      return "invalid name '\(n)': names are letters, digits and '_', not starting with a digit"
+    case (.tooLarge, .size(let d)): return "model too large: \(d)"
+    case (.invalidFile, .file(let f, let d)): return "\(f): \(d)"
     default: return "model error \(code)"
     }
   }
@@ -69,65 +115,63 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
 // MARK: - The kinds of fault
 
 extension ModelError {
-  public static func unknownEntity(_ entity: String) -> Self { .init(.unknownEntity, entity: entity) }
+  static func unknownEntity(_ entity: String) -> Self { .init(.unknownEntity, .entity(entity)) }
 
-  public static func duplicateEntity(_ entity: String) -> Self { .init(.duplicateEntity, entity: entity) }
+  static func duplicateEntity(_ entity: String) -> Self { .init(.duplicateEntity, .entity(entity)) }
 
-  public static func duplicateProperty(entity: String, property: String) -> Self {
-    .init(.duplicateProperty, entity: entity, property: property)
+  static func duplicateProperty(entity: String, property: String) -> Self {
+    .init(.duplicateProperty, .property(entity: entity, property: property))
   }
 
-  public static func unknownParent(entity: String, parent: String) -> Self {
-    .init(.unknownParent, entity: entity, name: parent)
+  static func unknownParent(entity: String, parent: String) -> Self {
+    .init(.unknownParent, .reference(entity: entity, property: nil, name: parent))
   }
 
-  public static func inheritanceCycle(entity: String) -> Self { .init(.inheritanceCycle, entity: entity) }
+  static func inheritanceCycle(entity: String) -> Self { .init(.inheritanceCycle, .entity(entity)) }
 
-  public static func unknownDestination(entity: String, relationship: String, destination: String) -> Self {
-    .init(.unknownDestination, entity: entity, property: relationship, name: destination)
+  static func unknownDestination(entity: String, relationship: String, destination: String) -> Self {
+    .init(.unknownDestination, .reference(entity: entity, property: relationship, name: destination))
   }
 
-  public static func unknownInverse(entity: String, relationship: String, inverse: String) -> Self {
-    .init(.unknownInverse, entity: entity, property: relationship, name: inverse)
+  static func unknownInverse(entity: String, relationship: String, inverse: String) -> Self {
+    .init(.unknownInverse, .reference(entity: entity, property: relationship, name: inverse))
   }
 
-  public static func inverseMismatch(entity: String, relationship: String, inverse: String, detail: String) -> Self {
-    .init(.inverseMismatch, entity: entity, property: relationship, name: inverse, detail: detail)
+  static func inverseMismatch(entity: String, relationship: String, inverse: String, detail: String) -> Self {
+    .init(.inverseMismatch, .declaration(entity: entity, property: relationship, name: inverse, problem: detail))
   }
 
-  public static func invalidDefault(entity: String, attribute: String, detail: String) -> Self {
-    .init(.invalidDefault, entity: entity, property: attribute, detail: detail)
+  static func invalidDefault(entity: String, attribute: String, detail: String) -> Self {
+    .init(.invalidDefault, .declaration(entity: entity, property: attribute, name: nil, problem: detail))
   }
 
-  public static func invalidCounts(entity: String, relationship: String, detail: String) -> Self {
-    .init(.invalidCounts, entity: entity, property: relationship, detail: detail)
+  static func invalidCounts(entity: String, relationship: String, detail: String) -> Self {
+    .init(.invalidCounts, .declaration(entity: entity, property: relationship, name: nil, problem: detail))
   }
 
-  public static func invalidRule(entity: String, attribute: String, detail: String) -> Self {
-    .init(.invalidRule, entity: entity, property: attribute, detail: detail)
+  static func invalidRule(entity: String, attribute: String, detail: String) -> Self {
+    .init(.invalidRule, .declaration(entity: entity, property: attribute, name: nil, problem: detail))
   }
 
   /// `constraint` is the constraint as written, `[a, b]`.
-  public static func invalidConstraint(entity: String, constraint: String, detail: String) -> Self {
-    .init(.invalidConstraint, entity: entity, name: constraint, detail: detail)
+  static func invalidConstraint(entity: String, constraint: String, detail: String) -> Self {
+    .init(.invalidConstraint, .declaration(entity: entity, property: nil, name: constraint, problem: detail))
   }
 
   /// `subject` is the key path as written.
-  public static func invalidSubject(entity: String, subject: String, detail: String) -> Self {
-    .init(.invalidSubject, entity: entity, name: subject, detail: detail)
+  static func invalidSubject(entity: String, subject: String, detail: String) -> Self {
+    .init(.invalidSubject, .declaration(entity: entity, property: nil, name: subject, problem: detail))
   }
 
-  public static func orderedToOne(entity: String, relationship: String) -> Self {
-    .init(.orderedToOne, entity: entity, property: relationship)
+  static func orderedToOne(entity: String, relationship: String) -> Self {
+    .init(.orderedToOne, .property(entity: entity, property: relationship))
   }
 
-  public static func invalidName(_ name: String) -> Self { .init(.invalidName, name: name) }
+  static func invalidName(_ name: String) -> Self { .init(.invalidName, .name(name)) }
 
-  public static func tooLarge(_ detail: String) -> Self { .init(.tooLarge, detail: detail) }
+  static func tooLarge(_ detail: String) -> Self { .init(.tooLarge, .size(detail)) }
 
-  public static func invalidFile(file: String, detail: String) -> Self {
-    .init(.invalidFile, file: file, detail: detail)
-  }
+  static func invalidFile(file: String, detail: String) -> Self { .init(.invalidFile, .file(file, problem: detail)) }
 }
 
 // MARK: - The codes
@@ -170,4 +214,12 @@ extension ErrorCode where Domain == ModelError {
   public static var invalidSubject: Self { Self("invalidSubject") }
   /// A model file that cannot be read: the file, where, and what is wrong.
   public static var invalidFile: Self { Self("invalidFile") }
+
+  /// Every code of the domain, in the order they are declared: the suite meets each with
+  /// the operation that makes it.
+  static let all: [Self] = [
+    .unknownEntity, .duplicateEntity, .duplicateProperty, .unknownParent, .inheritanceCycle, .unknownDestination,
+    .unknownInverse, .inverseMismatch, .invalidDefault, .invalidCounts, .orderedToOne, .invalidName, .tooLarge,
+    .invalidRule, .invalidConstraint, .invalidSubject, .invalidFile,
+  ]
 }

@@ -41,7 +41,7 @@ struct EraseCommand: ToolCommand {
     guard let (name, id) = ObjectID.parse(text) else {
       throw ToolError.usage("OBJECT is written Entity/N, not '\(text)'")
     }
-    guard let named = store.model.entity(named: name) else { throw ModelError.unknownEntity(name) }
+    let named = try store.model.requireEntity(name)
     let result = try store.write { tx -> Bool in
       guard let e = try tx.entityID(of: id), store.model.isKind(e, of: named.id) else {
         throw ToolError.failed("no object \(text)")
