@@ -201,6 +201,21 @@ struct ErrorCodeCoverageTests {
     case .replica, .fenced:
       try store.setReplicationRole(ReplicationRole(code == .replica ? .replica : .fenced, stream: "s", detail: "test"))
       return refusal { try store.write { tx in try tx.set(f.team, "name", .string("x")) } }
+    case .storage:
+      // A projection's key longer than LMDB takes (511 bytes): LMDB refuses the put, the
+      // commit is refused whole, and the error is the store's with LMDB's underneath.
+      // (Only for commits after the fixture's, which registering catches up on.)
+      struct LongKeys: Projection {
+        let name = "long-keys"
+        func apply(_ commit: Commit, to storage: ProjectionStorage) throws {
+          try storage.put([UInt8](repeating: 1, count: commit.number > 1 ? 600 : 8), [1])
+        }
+      }
+      try store.register(LongKeys())
+      let e = refusal { try store.write { tx in try tx.set(f.team, "name", .string("x")) } }
+      #expect(e?.underlying as? LMDBError == .badValueSize)
+      #expect(try store.read { s in try s.value(f.team, "name") } == .string("Reds"))
+      return e
     case .keyRequired, .wrongKey, .erasedSubject, .notASubject, .noSubject:
       return try meetPersonal(code, dir: f.dir)
     default:

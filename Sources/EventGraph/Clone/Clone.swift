@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// What ``EventStore/clone(root:policy:asOf:into:overrides:metadata:progress:)`` made.
 public struct CloneResult: Sendable, Hashable {

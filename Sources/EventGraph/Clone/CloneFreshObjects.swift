@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The projection of a clone's commit, written directly: the fast path of a clone.
 ///

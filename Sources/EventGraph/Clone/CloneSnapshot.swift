@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// What ``EventStore/snapshot(root:asOf:to:withHistory:policy:progress:)`` wrote.
 public struct SnapshotResult: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// The objects and commits a snapshot with history replays.
 ///

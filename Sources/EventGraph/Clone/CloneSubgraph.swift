@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// One object read by itself: its state and its relationships (targets by property ID,
 /// in order where ordered; empty for attributes and empty relationships).

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// Reads objects now or as of a past sequence, one object at a time: the only way a clone
 /// or a snapshot looks at the source, so collecting a subgraph costs in proportion to the

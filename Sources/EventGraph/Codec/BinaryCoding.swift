@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// Appends the binary encodings of the store: LEB128 varints, zigzag integers,
 /// little-endian fixed-width floats, length-prefixed bytes.

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The binary form of a commit record, as stored in the log (see Docs/format.md).
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// Keys of the `index.vN` database: entity u16 · attribute u16 · order-preserving value ·
 /// object u64.

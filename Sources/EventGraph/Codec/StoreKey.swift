@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// A key of the projection databases: fixed-width big-endian fields, so that `memcmp`
 /// order is numeric order, built without allocating (at most 24 bytes, inline).

@@ -1,5 +1,5 @@
 internal import EventGraphText
-import LMDB
+internal import LMDB
 
 /// What an import did.
 public struct ImportResult: Sendable {

@@ -2,7 +2,7 @@ internal import EventGraphCrypto
 import EventGraphLocking
 internal import EventGraphText
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The keys of a store's personal data (Docs/privacy.md): one random data key per subject,
 /// wrapped by the key-encryption key and kept in the store's subject-key file, where an

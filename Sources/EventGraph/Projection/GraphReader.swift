@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// Reads the projection through any open transaction: the shared read path of snapshots,
 /// write transactions, replay and verify.

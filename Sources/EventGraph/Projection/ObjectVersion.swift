@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// An object as it was at a past sequence: attribute values and relationships.
 public struct ObjectVersion: Sendable, Hashable {

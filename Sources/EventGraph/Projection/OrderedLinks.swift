@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 // Ordered to-many relationships, O(log n) a change (Docs/store-layout.md, "Ordered lists").
 //

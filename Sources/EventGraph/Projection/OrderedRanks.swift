@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 // Positions in long ordered lists, O(1) reads and writes a change (Docs/store-layout.md,
 // "Ordered lists").

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// Applies events to the projection databases inside one write transaction.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// What ``EventStore/verify(progress:)`` found.
 public struct VerifyReport: Sendable, Hashable {
@@ -29,58 +29,65 @@ extension EventStore {
   /// - Returns: the commits and events replayed.
   @discardableResult
   public func rebuild(progress: (Int) -> Void = { _ in }) throws -> (commits: Int, events: Int) {
-    if options.readOnly { throw StoreError.readOnly(path: path) }
-    return try Replay.rebuild(commits, progress: progress)
+    return try StoreError.reportingStorage(path: path) {
+      if options.readOnly { throw StoreError.readOnly(path: path) }
+      return try Replay.rebuild(commits, progress: progress)
+
+    }
   }
 
   /// Checks the store without changing it: every commit's checksum and place in the log,
   /// and that replaying the log into scratch databases gives the stored projections,
   /// byte for byte.
   public func verify(progress: (Int) -> Void = { _ in }) throws -> VerifyReport {
-    var report = VerifyReport()
-    report.warnings = StoreFiles.openToOthers(at: path)
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "eventgraph-verify-\(UUID().uuidString)"
-    ).path
-    try StoreFiles.makePrivateDirectory(scratch, intermediate: true)
-    defer { try? FileManager.default.removeItem(atPath: scratch) }
-    let scratchEnv = try Environment(
-      path: scratch,
-      options: EnvironmentOptions(flags: [.noSync], mapSize: max(env.info.mapSize, 64 << 20), maxDatabases: 64))
-    guard let scratchDBs = try StoreDatabases.open(scratchEnv, version: model.version, create: true) else {
-      throw StoreError.corrupt("cannot create scratch databases in \(scratch)")
-    }
-    let source = ReadHandle(try env.beginRead())
-    defer { source.end() }
-    if try source.contains(dbs.meta, key: MetaKey.rebuilding) {
-      report.problems.append("an interrupted rebuild left the projections incomplete: run rebuild")
-    }
-    do {
-      let counts = try Replay.run(
-        into: CommitWriter(env: scratchEnv, dbs: scratchDBs, model: model, path: scratch),
-        readLog: { _, from, visit in
-          try source.forEach(dbs.log, from: StoreKey.sequence(from)) { k, v in try visit(KeyField.u64(k, at: 0) ?? 0, v)
-          }
-        }, progress: progress)
-      report.commits = counts.commits
-      report.events = counts.events
-    } catch let e as StoreError {
-      report.problems.append("\(e)")
-      return report
-    }
-    // The snapshot keeps the scratch environment open (a transaction holds its environment).
-    let replayed = ReadHandle(try scratchEnv.beginRead())
-    defer { replayed.end() }
-    for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
-      do {
-        if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
-          report.problems.append(problem)
-        }
-      } catch let e as LMDBError where e.damage != nil {
-        report.problems.append("\(StoreError.reporting(e, path: path))")
+    return try StoreError.reportingStorage(path: path) {
+      var report = VerifyReport()
+      report.warnings = StoreFiles.openToOthers(at: path)
+      let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "eventgraph-verify-\(UUID().uuidString)"
+      ).path
+      try StoreFiles.makePrivateDirectory(scratch, intermediate: true)
+      defer { try? FileManager.default.removeItem(atPath: scratch) }
+      let scratchEnv = try Environment(
+        path: scratch,
+        options: EnvironmentOptions(flags: [.noSync], mapSize: max(env.info.mapSize, 64 << 20), maxDatabases: 64))
+      guard let scratchDBs = try StoreDatabases.open(scratchEnv, version: model.version, create: true) else {
+        throw StoreError.corrupt("cannot create scratch databases in \(scratch)")
       }
+      let source = ReadHandle(try env.beginRead())
+      defer { source.end() }
+      if try source.contains(dbs.meta, key: MetaKey.rebuilding) {
+        report.problems.append("an interrupted rebuild left the projections incomplete: run rebuild")
+      }
+      do {
+        let counts = try Replay.run(
+          into: CommitWriter(env: scratchEnv, dbs: scratchDBs, model: model, path: scratch),
+          readLog: { _, from, visit in
+            try source.forEach(dbs.log, from: StoreKey.sequence(from)) { k, v in
+              try visit(KeyField.u64(k, at: 0) ?? 0, v)
+            }
+          }, progress: progress)
+        report.commits = counts.commits
+        report.events = counts.events
+      } catch let e as StoreError {
+        report.problems.append("\(e)")
+        return report
+      }
+      // The snapshot keeps the scratch environment open (a transaction holds its environment).
+      let replayed = ReadHandle(try scratchEnv.beginRead())
+      defer { replayed.end() }
+      for ((name, stored), (_, fresh)) in zip(dbs.projections, scratchDBs.projections) {
+        do {
+          if let problem = try Self.firstDifference(name, stored: source, stored, replayed: replayed, fresh) {
+            report.problems.append(problem)
+          }
+        } catch let e as LMDBError where e.damage != nil {
+          report.problems.append("\(StoreError.reporting(e, path: path))")
+        }
+      }
+      return report
+
     }
-    return report
   }
 
   /// Walks two databases in key order and describes the first entry where they differ.

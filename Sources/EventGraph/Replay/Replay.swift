@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// Rebuilding projections by replaying the log, the law every projection obeys:
 /// replaying the log from the start gives exactly the stored projection.

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// What follows one store's commits: its inline projections, which follow each commit in
 /// its transaction, and the notifier that wakes followers of its log once the transaction

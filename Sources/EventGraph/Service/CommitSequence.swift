@@ -58,9 +58,11 @@ extension StoreService {
   /// The commits after `position`, read in one short read transaction.
   func commits(after position: UInt64, maxCommits: Int) throws -> [Commit] {
     let (dbs, model) = (self.dbs, self.model)
-    return try env.readHandle { txn in
-      try GraphReader(txn: txn, dbs: dbs, model: model).commits(
-        after: position, maxCommits: maxCommits, maxEvents: 100_000)
+    return try StoreError.reportingStorage(path: path) {
+      try env.readHandle { txn in
+        try GraphReader(txn: txn, dbs: dbs, model: model).commits(
+          after: position, maxCommits: maxCommits, maxEvents: 100_000)
+      }
     }
   }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// A durable, named follower of the log: it remembers in the store (the `consumers.vN`
 /// database) the last sequence it has dealt with, so a restarted service continues where it
@@ -113,7 +113,7 @@ extension EventStore {
     // database could still name a loop.
     for _ in 0..<64 {
       let db = try service.database(StoreDatabases.name("consumers", version: version), create: false)
-      if let saved = try env.read({ txn in try db.flatMap { try txn.get($0, key: name) } }) {
+      if let saved = try readStorage({ txn in try db.flatMap { try txn.get($0, key: name) } }) {
         var position = BigEndianKey.decode(saved) ?? 0
         for newer in through.reversed() where position > 0 {
           position = try self.position(in: newer, correspondingTo: position)
@@ -134,7 +134,7 @@ extension EventStore {
   /// it saves one here.
   public func consumerPositions() throws -> [(name: String, position: UInt64)] {
     guard let db = try service.consumers() else { return [] }
-    return try env.read { txn in
+    return try readStorage { txn in
       var all: [(name: String, position: UInt64)] = []
       try txn.forEach(db) { k, v in
         all.append((String(decoding: k, as: UTF8.self), BigEndianKey.decode(v) ?? 0))

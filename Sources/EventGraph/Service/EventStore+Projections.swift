@@ -37,7 +37,7 @@ extension EventStore {
     while true {
       try Task.checkCancellation()
       let generation = service.notifier.generation
-      let (position, end) = try env.readHandle { txn in
+      let (position, end) = try readStorageHandle { txn in
         (
           try StoreService.position(p.positionKey, in: p.consumers, txn),
           try GraphReader(txn: txn, dbs: dbs, model: model).logEnd().sequence
@@ -64,7 +64,7 @@ extension EventStore {
     commits: Int, events: Int
   ) {
     let p = try open(projection)
-    try env.write { txn in
+    try writeStorage { txn in
       try txn.empty(p.db)
       try txn.delete(p.consumers, key: p.positionKey)
     }
@@ -78,7 +78,7 @@ extension EventStore {
     try ServiceError.checkName(name)
     let db = try service.database(ProjectionRunner.databaseName(name, version: model.version), create: false)
     let consumers = try service.consumers()
-    return try env.readHandle { txn in
+    return try readStorageHandle { txn in
       let view = ProjectionView(
         txn: txn, db: db,
         position: try StoreService.position(ProjectionRunner.positionKey(name), in: consumers, txn),

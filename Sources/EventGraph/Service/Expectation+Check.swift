@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 // The one place an expectation is checked: the writer thread before a commit of
 // `EventStore.commit(expecting:…)` runs, and `Transaction.require(_:)` inside the

@@ -1,6 +1,6 @@
 import EventGraphLocking
 import Foundation
-import LMDB
+internal import LMDB
 
 /// Wakes followers of the log when a commit lands.
 ///

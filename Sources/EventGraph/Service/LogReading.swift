@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 // Reads of the log and the history that the service layer needs: an object's version, a
 // commit's info by its first sequence, and the commits after a position.

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// What a follower of the log across version switches receives (``EventStore/followLog(after:)``).
 public enum LogEntry: Sendable {
@@ -58,7 +58,7 @@ extension EventStore {
     guard let recorded = try versionSwitch(to: version) else { throw StoreError.unknownModelVersion(version) }
     if sequence >= recorded.sourceEnd { return recorded.position }
     let (dbs, _) = try databases(version: version)
-    return try env.read { txn in
+    return try readStorage { txn in
       // Backwards from the switch: the upcast's commits keep their sources' order.
       try txn.withCursor(dbs.log) { c in
         var found = try c.seek(StoreKey.sequence(recorded.position)) ? true : try c.last()
@@ -81,7 +81,7 @@ extension EventStore {
   /// an upcast (or was, before these were recorded).
   public func versionSwitch(to version: Int) throws -> VersionSwitch? {
     let meta = dbs.meta
-    return try env.read { txn in
+    return try readStorage { txn in
       guard
         let from = try txn.metaNumber(meta, UpcastKeys(version: version).from),
         let point = try VersionBuild.switchPoint(from: from, to: version, meta: meta, txn)
@@ -151,7 +151,7 @@ final class LogFollower {
       try Task.checkCancellation()
       let generation = notifier.generation
       let (dbs, model, position, version) = (self.dbs, self.model, self.position, self.version)
-      let read = try store.env.readHandle { txn -> ReadOutcome in
+      let read = try store.readStorageHandle { txn -> ReadOutcome in
         let commits = try GraphReader(txn: txn, dbs: dbs, model: model).commits(
           after: position, maxCommits: 256, maxEvents: 100_000)
         let active = try txn.activeVersion(in: dbs.meta)

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// A projection of your own: a reducer over the commits of the log into a database of its
 /// own, kept beside the store's (`projection.NAME.vN`).

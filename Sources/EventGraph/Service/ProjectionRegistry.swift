@@ -1,6 +1,6 @@
 import EventGraphLocking
 import Foundation
-import LMDB
+internal import LMDB
 
 /// A projection with its databases opened.
 struct OpenProjection: Sendable {

@@ -27,7 +27,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
   public enum Context: Sendable, Hashable {
     /// An idempotency key that cannot be one: ``ErrorCode/invalidIdempotencyKey``.
     case key(String)
-    /// A consumer or projection name: ``ErrorCode/invalidName``,
+    /// A consumer or projection name: `invalidName`,
     /// ``ErrorCode/projectionAlreadyRegistered``.
     case name(String)
     /// An idempotency key and the first commit that carried it:

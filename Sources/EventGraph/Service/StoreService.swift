@@ -1,6 +1,6 @@
 import EventGraphLocking
 import Foundation
-import LMDB
+internal import LMDB
 import Synchronization
 
 /// What a store needs to serve a long-running service.

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// One unit of work for the writer thread.
 enum WriteWork: Sendable {

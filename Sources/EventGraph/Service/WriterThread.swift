@@ -1,6 +1,6 @@
 import EventGraphLocking
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The store's one writer thread: it drains the ``WriteQueue`` in batches, one LMDB write
 /// transaction (and so one fsync) per batch, so that a refused request is rolled back alone
@@ -119,6 +119,8 @@ extension StoreService {
               } catch let e as LMDBError where e == .transactionFull && next > 0 {
                 full = true  // commit what fits; the rest goes back to the front of the queue
                 break
+              } catch let e as LMDBError {
+                results.append(.failure(StoreError.reporting(e, path: path)))
               } catch {
                 results.append(.failure(error))
               }

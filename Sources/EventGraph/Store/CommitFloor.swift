@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// Commits' own LMDB writes, made directly through the LMDB module.
 ///

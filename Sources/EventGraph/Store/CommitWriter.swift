@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The one path by which commits reach the log.
 ///
@@ -45,8 +45,14 @@ final class CommitWriter: Sendable {
   /// told how many times it ran before (a batch of the writer thread takes no more requests
   /// in a rerun). So `body` should act only through the batch.
   ///
-  /// - Throws: what `body` throws (nothing is written then), or ``LMDBError``.
+  /// - Throws: what `body` throws (nothing is written then), or the store's error for one
+  ///   of LMDB's (``StoreError/reporting(_:path:)``: a damaged projection, a failed write).
   func run<R>(_ body: (CommitBatch, _ reruns: Int) throws -> R) throws -> R {
+    try StoreError.reportingStorage(path: path) { try runGrowing(body) }
+  }
+
+  /// ``run(_:)``, with LMDB's errors as LMDB reports them.
+  private func runGrowing<R>(_ body: (CommitBatch, _ reruns: Int) throws -> R) throws -> R {
     var reruns = 0
     while true {
       try env.growIfNearlyFull()
@@ -71,8 +77,6 @@ final class CommitWriter: Sendable {
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()
         reruns += 1
-      } catch let e as LMDBError where e.damage != nil {
-        throw StoreError.reporting(e, path: path)
       }
     }
   }

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 // Compaction: a store's file made as small as its data, in place. LMDB never shrinks its
 // file; pages freed by deletes, rebuilds, upcasts and dropped versions are reused by later
@@ -61,55 +61,58 @@ extension EventStore {
   public static func compact(
     at path: String, dropVersionsBefore: Int? = nil, droppingRollbackVersion: Bool = false
   ) throws -> CompactionReport {
-    let start = ContinuousClock.now
-    let scratch = path + "/" + compactionDirectory
-    let dataFile = path + "/data.mdb"
-    let sizeBefore = try fileSize(dataFile)
-    if let other = try EnvironmentLock.otherUser(directory: path) {
-      throw MaintenanceError("cannot compact \(path): \(other); stop it first")
+    return try StoreError.reportingStorage(path: path) {
+      let start = ContinuousClock.now
+      let scratch = path + "/" + compactionDirectory
+      let dataFile = path + "/data.mdb"
+      let sizeBefore = try fileSize(dataFile)
+      if let other = try EnvironmentLock.otherUser(directory: path) {
+        throw MaintenanceError("cannot compact \(path): \(other); stop it first")
+      }
+      try? FileManager.default.removeItem(atPath: scratch)  // a killed compaction's copy
+      try StoreFiles.makePrivateDirectory(scratch)
+      defer { try? FileManager.default.removeItem(atPath: scratch) }
+      // Refusals first, from a read-only handle: a refused compaction writes nothing.
+      let dropping = try EventStore(path: path, options: StoreOptions(readOnly: true)).versions(
+        before: dropVersionsBefore, droppingRollbackVersion: droppingRollbackVersion)
+      let (copiedAt, end) = try {
+        let store = try EventStore(path: path)
+        for v in dropping { try store.dropVersion(v) }
+        let copiedAt = store.env.info.lastTransaction
+        let end = try store.read { try $0.logEnd() }
+        try store.copy(to: scratch, compact: true, into: "compacting \(path)")
+        return (copiedAt, end)
+      }()
+      // The store is closed here: its environment is no longer open in this process. The
+      // copy is LMDB's own walk of the trees; it is checked as a file (meta pages, length)
+      // and opened as a store at the same log end, not read page by page, which would take
+      // longer than the copy (`eventtool verify` does that after, if wanted).
+      try PageCheck.check(dataFile: scratch + "/data.mdb", full: false)
+      guard try EventStore(path: scratch, options: StoreOptions(readOnly: true)).read({ try $0.logEnd() }) == end else {
+        throw MaintenanceError("compacting \(path): the copy does not end where the store does; the store is unchanged")
+      }
+      try? FileManager.default.removeItem(atPath: scratch + "/lock.mdb")
+      let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+      guard OpenStores.claim(key) else { throw StoreError.alreadyOpen(path: path) }
+      defer { OpenStores.release(key) }
+      let lock: EnvironmentLock
+      do {
+        lock = try EnvironmentLock(directory: path)
+      } catch let e as EnvironmentInUse {
+        throw MaintenanceError(
+          "cannot compact \(path): \(e) (it was opened while the copy was made); nothing was changed")
+      }
+      guard try PageCheck.check(dataFile: dataFile, full: false).transaction == copiedAt else {
+        throw MaintenanceError(
+          "cannot compact \(path): another process wrote to it while the copy was made; nothing was changed")
+      }
+      try swapIn(scratch + "/data.mdb", for: dataFile, directory: path)
+      try lock.resetLockTable()
+      return CompactionReport(
+        sizeBefore: sizeBefore, sizeAfter: try fileSize(dataFile), droppedVersions: dropping,
+        seconds: Self.seconds(since: start))
+
     }
-    try? FileManager.default.removeItem(atPath: scratch)  // a killed compaction's copy
-    try StoreFiles.makePrivateDirectory(scratch)
-    defer { try? FileManager.default.removeItem(atPath: scratch) }
-    // Refusals first, from a read-only handle: a refused compaction writes nothing.
-    let dropping = try EventStore(path: path, options: StoreOptions(readOnly: true)).versions(
-      before: dropVersionsBefore, droppingRollbackVersion: droppingRollbackVersion)
-    let (copiedAt, end) = try {
-      let store = try EventStore(path: path)
-      for v in dropping { try store.dropVersion(v) }
-      let copiedAt = store.env.info.lastTransaction
-      let end = try store.read { try $0.logEnd() }
-      try store.copy(to: scratch, compact: true, into: "compacting \(path)")
-      return (copiedAt, end)
-    }()
-    // The store is closed here: its environment is no longer open in this process. The
-    // copy is LMDB's own walk of the trees; it is checked as a file (meta pages, length)
-    // and opened as a store at the same log end, not read page by page, which would take
-    // longer than the copy (`eventtool verify` does that after, if wanted).
-    try PageCheck.check(dataFile: scratch + "/data.mdb", full: false)
-    guard try EventStore(path: scratch, options: StoreOptions(readOnly: true)).read({ try $0.logEnd() }) == end else {
-      throw MaintenanceError("compacting \(path): the copy does not end where the store does; the store is unchanged")
-    }
-    try? FileManager.default.removeItem(atPath: scratch + "/lock.mdb")
-    let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
-    guard OpenStores.claim(key) else { throw StoreError.alreadyOpen(path: path) }
-    defer { OpenStores.release(key) }
-    let lock: EnvironmentLock
-    do {
-      lock = try EnvironmentLock(directory: path)
-    } catch let e as EnvironmentInUse {
-      throw MaintenanceError(
-        "cannot compact \(path): \(e) (it was opened while the copy was made); nothing was changed")
-    }
-    guard try PageCheck.check(dataFile: dataFile, full: false).transaction == copiedAt else {
-      throw MaintenanceError(
-        "cannot compact \(path): another process wrote to it while the copy was made; nothing was changed")
-    }
-    try swapIn(scratch + "/data.mdb", for: dataFile, directory: path)
-    try lock.resetLockTable()
-    return CompactionReport(
-      sizeBefore: sizeBefore, sizeAfter: try fileSize(dataFile), droppedVersions: dropping,
-      seconds: Self.seconds(since: start))
   }
 
   /// Makes `copy` the store's data file: flushed, renamed over `dataFile`, and the
@@ -126,7 +129,7 @@ extension EventStore {
   /// dropped.
   private func versions(before version: Int?, droppingRollbackVersion: Bool) throws -> [Int] {
     guard let version else { return [] }
-    let (versions, rollbackTarget) = try env.read { txn in
+    let (versions, rollbackTarget) = try readStorage { txn in
       var found: [Int] = []
       try txn.forEach(dbs.models) { k, _ in
         if let v = KeyField.u64(k, at: 0), Int(v) < version { found.append(Int(v)) }

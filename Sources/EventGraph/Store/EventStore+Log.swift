@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 // The log interface: what migration and replication need of a store, and no more — read
 // commit records from a commit number, append records made elsewhere byte for byte with
@@ -94,7 +94,7 @@ extension EventStore {
     from number: UInt64, version: Int? = nil, maxCommits: Int = 1_000, maxBytes: Int = 16 << 20
   ) throws -> [CommitRecord] {
     let (dbs, model) = try databases(version: version)
-    return try env.readHandle { txn in
+    return try readStorageHandle { txn in
       let reader = GraphReader(txn: txn, dbs: dbs, model: model)
       guard let first = try reader.firstSequence(ofCommit: number) else { return [] }
       var records: [CommitRecord] = []
@@ -158,7 +158,7 @@ extension EventStore {
   /// The value of the checkpoint `name`, `nil` when none was written.
   public func checkpoint(named name: String) throws -> [UInt8]? {
     let key = try Checkpoint.key(name)
-    return try env.read { try $0.get(dbs.meta, key: key) }
+    return try readStorage { try $0.get(dbs.meta, key: key) }
   }
 
   /// Writes a checkpoint alone (with a commit, use ``Transaction/setCheckpoint(_:)`` or
@@ -172,7 +172,7 @@ extension EventStore {
 
   /// The model versions the store holds, in order.
   public func versions() throws -> [Int] {
-    try env.read { txn in
+    try readStorage { txn in
       var versions: [Int] = []
       try txn.forEach(dbs.models, from: BigEndianKey(UInt64(0))) { k, _ in
         if let v = KeyField.u64(k, at: 0) { versions.append(Int(v)) }

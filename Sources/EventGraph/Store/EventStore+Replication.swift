@@ -1,6 +1,6 @@
 import EventGraphLocking
 import Foundation
-import LMDB
+internal import LMDB
 
 // What replication needs of a store beyond the log interface: its part (primary, read
 // replica, fenced former primary), the active version and other versions' logs, and a way
@@ -62,7 +62,7 @@ extension EventStore {
 
   /// The store's part in replication; `nil` for a store on its own.
   public func replicationRole() throws -> ReplicationRole? {
-    try env.read { try $0.get(dbs.meta, key: MetaKey.role) }.flatMap(ReplicationRole.init(stored:))
+    try readStorage { try $0.get(dbs.meta, key: MetaKey.role) }.flatMap(ReplicationRole.init(stored:))
   }
 
   /// Sets (or with `nil` removes) the store's part in replication, with `checkpoint` in the
@@ -84,7 +84,7 @@ extension EventStore {
   /// The active model version, as the store holds it now (another handle or process may
   /// have switched it since this one was opened at ``model``).
   public func activeVersion() throws -> Int {
-    guard let active = try env.read({ try $0.activeVersion(in: dbs.meta) }) else {
+    guard let active = try readStorage({ try $0.activeVersion(in: dbs.meta) }) else {
       throw StoreError.corrupt("the meta database names no active model version")
     }
     return active
@@ -98,7 +98,7 @@ extension EventStore {
     if version == model.version { return model }
     if let known = otherVersions.withLock({ $0[version] }) { return known.model }
     guard version > 0,
-      let document = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) })
+      let document = try readStorage({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) })
     else { throw StoreError.unknownModelVersion(version) }
     return try Model(json: document, file: "\(path) (stored model v\(version))")
   }
@@ -108,8 +108,8 @@ extension EventStore {
     guard let version, version != model.version else { return (dbs, model) }
     if let known = otherVersions.withLock({ $0[version] }) { return (known.dbs, known.model) }
     guard version > 0,
-      let document = try env.read({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) }),
-      try env.read({ try $0.openDatabase(StoreDatabases.name("log", version: version)) }) != nil,
+      let document = try readStorage({ try $0.get(dbs.models, key: BigEndianKey(UInt64(version))) }),
+      try readStorage({ try $0.openDatabase(StoreDatabases.name("log", version: version)) }) != nil,
       var opened = try StoreDatabases.open(env, version: version, create: false)
     else { throw StoreError.unknownModelVersion(version) }
     opened.keyring = dbs.keyring

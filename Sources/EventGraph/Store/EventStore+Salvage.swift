@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// What ``EventStore/salvage(at:into:progress:)`` recovered, and what it could not.
 public struct SalvageReport: Sendable, Hashable {
@@ -61,90 +61,93 @@ extension EventStore {
   public static func salvage(at path: String, into out: String, progress: (Int) -> Void = { _ in }) throws
     -> SalvageReport
   {
-    let dataFile = path + "/data.mdb"
-    let snapshots = try FileSnapshot.all(dataFile: dataFile)
-    var best: (snapshot: FileSnapshot, origin: Origin, prefix: LogPrefix)?
-    var failures: [String] = []
-    for snapshot in snapshots {
-      do {
-        let origin = try Origin(snapshot)
-        let prefix = try LogPrefix(snapshot, version: origin.model.version)
-        if best == nil || prefix.commits > best?.prefix.commits ?? 0 { best = (snapshot, origin, prefix) }
-      } catch {
-        failures.append("meta page \(snapshot.meta.index) (transaction \(snapshot.meta.transaction)): \(error)")
+    return try StoreError.reportingStorage(path: path) {
+      let dataFile = path + "/data.mdb"
+      let snapshots = try FileSnapshot.all(dataFile: dataFile)
+      var best: (snapshot: FileSnapshot, origin: Origin, prefix: LogPrefix)?
+      var failures: [String] = []
+      for snapshot in snapshots {
+        do {
+          let origin = try Origin(snapshot)
+          let prefix = try LogPrefix(snapshot, version: origin.model.version)
+          if best == nil || prefix.commits > best?.prefix.commits ?? 0 { best = (snapshot, origin, prefix) }
+        } catch {
+          failures.append("meta page \(snapshot.meta.index) (transaction \(snapshot.meta.transaction)): \(error)")
+        }
       }
-    }
-    guard let best else {
-      let detail = failures.isEmpty ? "neither meta page is intact" : failures.joined(separator: "; ")
-      throw StoreError.damaged(path: path, detail: "\(dataFile) cannot be salvaged: \(detail)")
-    }
-    let store = try EventStore.create(at: out, model: best.origin.model, storeID: best.origin.storeID)
-    var report = SalvageReport()
-    report.transaction = best.snapshot.meta.transaction
-    let damagedMetaPages = try PageCheck.metaPages(dataFile: dataFile).compactMap { meta -> Int? in
-      guard case .failure(let damage) = meta else { return nil }
-      return damage.page ?? 0
-    }
-    report.usedOlderMetaPage =
-      !damagedMetaPages.isEmpty || best.snapshot.meta.transaction != snapshots.first?.meta.transaction
-    report.modelVersion = best.origin.model.version
-    report.versionsLeftBehind = best.origin.otherVersions
-    report.checkpointsLeftBehind = best.origin.checkpoints
-    // The same prefix again, appended in chunks as it is read.
-    var chunk: [CommitRecord] = []
-    func flush() throws {
-      guard !chunk.isEmpty else { return }
-      try store.appendCommitRecords(chunk)
-      report.commits += chunk.count
-      chunk.removeAll(keepingCapacity: true)
-      progress(report.commits)
-    }
-    let version = best.origin.model.version
-    let prefix = try LogPrefix(best.snapshot, version: version) { record in
-      chunk.append(record)
-      if chunk.count >= 1_000 { try flush() }
-    }
-    // How many commits the store had: the newest meta page's count when both are intact.
-    let committed: Int? =
-      damagedMetaPages.isEmpty
-      ? snapshots.first.flatMap { try? $0.databases()[StoreDatabases.name("log", version: version)] }.map(Int.init)
-      : nil
-    var end = LogEnd(commit: UInt64(prefix.commits), sequence: prefix.lastSequence)
-    var stoppedBecause = prefix.stoppedBecause
-    if committed.map({ prefix.commits < $0 }) ?? true {
-      let found = try ScannedRecords(
-        dataFile: dataFile, pageSize: best.snapshot.meta.pageSize, version: version, after: end.sequence
-      )
-      .follow(from: end, upTo: committed.map(UInt64.init)) { record in
+      guard let best else {
+        let detail = failures.isEmpty ? "neither meta page is intact" : failures.joined(separator: "; ")
+        throw StoreError.damaged(path: path, detail: "\(dataFile) cannot be salvaged: \(detail)")
+      }
+      let store = try EventStore.create(at: out, model: best.origin.model, storeID: best.origin.storeID)
+      var report = SalvageReport()
+      report.transaction = best.snapshot.meta.transaction
+      let damagedMetaPages = try PageCheck.metaPages(dataFile: dataFile).compactMap { meta -> Int? in
+        guard case .failure(let damage) = meta else { return nil }
+        return damage.page ?? 0
+      }
+      report.usedOlderMetaPage =
+        !damagedMetaPages.isEmpty || best.snapshot.meta.transaction != snapshots.first?.meta.transaction
+      report.modelVersion = best.origin.model.version
+      report.versionsLeftBehind = best.origin.otherVersions
+      report.checkpointsLeftBehind = best.origin.checkpoints
+      // The same prefix again, appended in chunks as it is read.
+      var chunk: [CommitRecord] = []
+      func flush() throws {
+        guard !chunk.isEmpty else { return }
+        try store.appendCommitRecords(chunk)
+        report.commits += chunk.count
+        chunk.removeAll(keepingCapacity: true)
+        progress(report.commits)
+      }
+      let version = best.origin.model.version
+      let prefix = try LogPrefix(best.snapshot, version: version) { record in
         chunk.append(record)
         if chunk.count >= 1_000 { try flush() }
       }
-      report.foundByScan = Int(found.end.commit - end.commit)
-      end = found.end
-      // Why the log ends where it does: where the scan stopped, once it carried the log on.
-      stoppedBecause =
-        report.foundByScan > 0
-        ? found.stoppedBecause ?? stoppedBecause : stoppedBecause ?? found.stoppedBecause
-    }
-    try flush()
-    report.events = Int(end.sequence)
-    report.lastSequence = end.sequence
-    let recorded = max(committed ?? 0, prefix.recorded)
-    report.commitsLost = max(0, recorded - Int(end.commit))
-    report.stoppedBecause = report.commitsLost > 0 ? stoppedBecause : nil
-    if committed == nil {
-      let pages = damagedMetaPages.map(String.init).joined(separator: " and ")
-      let why =
+      // How many commits the store had: the newest meta page's count when both are intact.
+      let committed: Int? =
         damagedMetaPages.isEmpty
-        ? "the newest meta page's trees cannot be read, so the log's end is not known"
-        : "meta page \(pages) is damaged, and the transaction it recorded is lost with it"
-      report.lossUnknown =
-        why
-        + (report.foundByScan > 0
-          ? "; \(report.foundByScan) commit(s) after sequence \(prefix.lastSequence) were found by scanning the file, which cannot tell whether their transaction committed"
-          : "")
+        ? snapshots.first.flatMap { try? $0.databases()[StoreDatabases.name("log", version: version)] }.map(Int.init)
+        : nil
+      var end = LogEnd(commit: UInt64(prefix.commits), sequence: prefix.lastSequence)
+      var stoppedBecause = prefix.stoppedBecause
+      if committed.map({ prefix.commits < $0 }) ?? true {
+        let found = try ScannedRecords(
+          dataFile: dataFile, pageSize: best.snapshot.meta.pageSize, version: version, after: end.sequence
+        )
+        .follow(from: end, upTo: committed.map(UInt64.init)) { record in
+          chunk.append(record)
+          if chunk.count >= 1_000 { try flush() }
+        }
+        report.foundByScan = Int(found.end.commit - end.commit)
+        end = found.end
+        // Why the log ends where it does: where the scan stopped, once it carried the log on.
+        stoppedBecause =
+          report.foundByScan > 0
+          ? found.stoppedBecause ?? stoppedBecause : stoppedBecause ?? found.stoppedBecause
+      }
+      try flush()
+      report.events = Int(end.sequence)
+      report.lastSequence = end.sequence
+      let recorded = max(committed ?? 0, prefix.recorded)
+      report.commitsLost = max(0, recorded - Int(end.commit))
+      report.stoppedBecause = report.commitsLost > 0 ? stoppedBecause : nil
+      if committed == nil {
+        let pages = damagedMetaPages.map(String.init).joined(separator: " and ")
+        let why =
+          damagedMetaPages.isEmpty
+          ? "the newest meta page's trees cannot be read, so the log's end is not known"
+          : "meta page \(pages) is damaged, and the transaction it recorded is lost with it"
+        report.lossUnknown =
+          why
+          + (report.foundByScan > 0
+            ? "; \(report.foundByScan) commit(s) after sequence \(prefix.lastSequence) were found by scanning the file, which cannot tell whether their transaction committed"
+            : "")
+      }
+      return report
+
     }
-    return report
   }
 }
 

@@ -1,7 +1,7 @@
 import EventGraphLocking
 internal import EventGraphText
 import Foundation
-import LMDB
+internal import LMDB
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {
@@ -173,37 +173,49 @@ public final class EventStore: Sendable {
   public static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?)
     throws -> EventStore
   {
-    if model.hasPersonalAttributes {
-      guard let source = options.keySource else {
-        throw StoreError.keyRequired(
-          path: path, detail: "its model has personal attributes: give a key-encryption key to create it")
+    return try StoreError.reportingStorage(path: path) {
+      if model.hasPersonalAttributes {
+        guard let source = options.keySource else {
+          throw StoreError.keyRequired(
+            path: path, detail: "its model has personal attributes: give a key-encryption key to create it")
+        }
+        do { _ = try source.load() } catch {
+          throw StoreError.wrongKey(path: path, keyFile: source.source, detail: "\(error)")
+        }
       }
-      do { _ = try source.load() } catch {
-        throw StoreError.wrongKey(path: path, keyFile: source.source, detail: error.description)
+      _ = try checkCreatable(at: path)
+      try StoreFiles.makePrivateDirectory(path, intermediate: true)
+      // Scoped, so this first handle is closed before the store opens its own.
+      do {
+        let env = try Environment(path: path, options: environmentOptions(options))
+        guard let dbs = try StoreDatabases.open(env, version: model.version, create: true) else {
+          throw StoreError.notAStore(path: path, detail: "cannot create its databases")
+        }
+        try env.write { txn in
+          try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
+          try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
+          try txn.setActiveVersion(model.version, in: dbs.meta)
+          try dbs.putModel(model, txn)
+        }
       }
+      return try EventStore(path: path, options: options)
+
     }
-    _ = try checkCreatable(at: path)
-    try StoreFiles.makePrivateDirectory(path, intermediate: true)
-    // Scoped, so this first handle is closed before the store opens its own.
-    do {
-      let env = try Environment(path: path, options: environmentOptions(options))
-      guard let dbs = try StoreDatabases.open(env, version: model.version, create: true) else {
-        throw StoreError.notAStore(path: path, detail: "cannot create its databases")
-      }
-      try env.write { txn in
-        try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
-        try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
-        try txn.setActiveVersion(model.version, in: dbs.meta)
-        try dbs.putModel(model, txn)
-      }
-    }
-    return try EventStore(path: path, options: options)
   }
 
   /// Opens an existing store; the model is read from the store itself.
   ///
-  /// - Throws: ``ErrorCode/notAStore``, ``ErrorCode/newerFormat``.
-  public init(path: String, options: StoreOptions = .init()) throws {
+  /// - Throws: ``ErrorCode/notAStore``, ``ErrorCode/newerFormat``, ``ErrorCode/damaged``,
+  ///   ``ErrorCode/storage`` when LMDB fails.
+  public convenience init(path: String, options: StoreOptions = .init()) throws {
+    do {
+      try self.init(opening: path, options: options)
+    } catch let e as LMDBError {
+      throw StoreError.reporting(e, path: path)
+    }
+  }
+
+  private init(opening path: String, options: StoreOptions) throws {
     guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
       throw StoreError.notAStore(path: path, detail: "no data.mdb in it")
     }
@@ -217,8 +229,7 @@ public final class EventStore: Sendable {
     do {
       env = try Environment(path: path, options: Self.environmentOptions(options))
     } catch let e where e.damage != nil {
-      let reported = StoreError.reporting(e, path: path)
-      throw reported is StoreError ? reported : StoreError.damaged(path: path, detail: e.description)
+      throw StoreError.reporting(e, path: path)
     } catch {
       throw StoreError.notAStore(path: path, detail: error.description)
     }

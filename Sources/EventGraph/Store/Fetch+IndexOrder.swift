@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// A fetch whose order an index gives, that stops once its page is full.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// How to order fetched objects: by an attribute, or a key path through to-one
 /// relationships to one (`company.name`), ascending or descending.

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// What a fetch of one entity reads and checks: the predicate compiled with its variables'
 /// types, the variables' values, and the index ranges that hold every object it can match

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// Idempotency keys in `dedupe.vN`: each key a commit carried, with the first sequence of
 /// that commit. Written with the commit's log entry (``CommitBatch``) or by a replay of it,

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// A range of one attribute index that holds every object a predicate can match.
 struct IndexPlan {

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// The model versions a store holds, each with its content hash (``Model/contentHash``):
 /// `models` keeps the document, `meta` keeps `modelHash.vN`.

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// A consistent, read-only view of the graph, valid inside ``EventStore/read(_:)``.
 public final class Snapshot: GraphReading {

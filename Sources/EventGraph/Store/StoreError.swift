@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// Why the store refused an operation: what was wrong and where.
 ///
@@ -30,12 +30,26 @@ public struct StoreError: RemediedError, Sendable, Hashable {
   public let path: String?
   /// Where and what, in the shape that belongs to ``code`` (each case names its codes).
   public let context: Context
+  /// The storage engine's own error, for ``ErrorCode/storage``.
+  private let cause: LMDBError?
 
   init(_ code: Code, path: String? = nil, _ context: Context = .none) {
     self.code = code
     self.path = path
     self.context = context
+    self.cause = nil
   }
+
+  private init(storage cause: LMDBError, path: String) {
+    self.code = .storage
+    self.path = path
+    self.context = .detail(cause.description)
+    self.cause = cause
+  }
+
+  /// The error of the storage engine (LMDB) that made a ``ErrorCode/storage`` error, with
+  /// its code; `nil` for every other code.
+  public var underlying: (any Error)? { cause }
 
   /// What a user can do: a rebuild of damaged projections, an upgrade of an older
   /// format, a salvage of a damaged file, the promotion of a replica.
@@ -131,6 +145,7 @@ public struct StoreError: RemediedError, Sendable, Hashable {
         "\(path) was the primary of stream '\(stream)' until another store took over (\(problem ?? "")): it takes no more writes; make a new replica from the stream"
     case (.versionInUse, .version(let version, let problem)):
       return "model version \(version) cannot be dropped: \(problem ?? "")"
+    case (.storage, .detail(let detail)): return "\(path): \(detail)"
     case (.invalidCheckpointName, .checkpointName(let name, let maxLength)):
       return "checkpoint name '\(name)': a checkpoint's name must have 1 to \(maxLength) bytes of UTF-8"
     default: return "store error \(code)"
@@ -479,13 +494,25 @@ extension StoreError {
 
 extension StoreError {
   /// The error a store reports for LMDB's `e`: a projection entry that fails its checksum
-  /// becomes ``ErrorCode/projectionDamaged``, saying that a rebuild recovers it; anything else
-  /// stays as it is.
-  static func reporting(_ e: LMDBError, path: String) -> any Error {
-    guard let damage = e.damage, let db = damage.database, !db.hasPrefix("log."), db != "meta", db != "models" else {
-      return e
+  /// becomes ``ErrorCode/projectionDamaged``, saying that a rebuild recovers it; other damage
+  /// found in the file ``ErrorCode/damaged``; any other failure ``ErrorCode/storage``, with
+  /// LMDB's error as the ``underlying`` one.
+  static func reporting(_ e: LMDBError, path: String) -> StoreError {
+    guard let damage = e.damage else { return StoreError(storage: e, path: path) }
+    guard let db = damage.database, !db.hasPrefix("log."), db != "meta", db != "models" else {
+      return .damaged(path: path, detail: damage.description)
     }
-    return StoreError.projectionDamaged(path: path, detail: damage.description)
+    return .projectionDamaged(path: path, detail: damage.description)
+  }
+
+  /// Runs `body`, reporting an error of LMDB's as the store's (``reporting(_:path:)``): what
+  /// a public operation runs that reaches LMDB outside a read or a commit.
+  static func reportingStorage<R>(path: String, _ body: () throws -> R) throws -> R {
+    do {
+      return try body()
+    } catch let e as LMDBError {
+      throw reporting(e, path: path)
+    }
   }
 }
 
@@ -573,6 +600,11 @@ extension ErrorCode where Domain == StoreError {
   public static var replica: Self { Self("replica") }
   /// The store was the primary of a replication stream until another store took over.
   public static var fenced: Self { Self("fenced") }
+  /// The storage engine failed.
+  ///
+  /// An I/O error or a full disk, a key too long for LMDB, too many readers: the context has
+  /// LMDB's message and ``StoreError/underlying`` LMDB's error.
+  public static var storage: Self { Self("storage") }
   /// The operation needs the store's key-encryption key (its model has personal
   /// attributes) and the store was opened without one (Docs/privacy.md).
   public static var keyRequired: Self { Self("keyRequired") }
@@ -632,10 +664,30 @@ extension ErrorCode where Domain == StoreError {
     .olderFormat,
     .replica,
     .fenced,
+    .storage,
     .keyRequired,
     .wrongKey,
     .erasedSubject,
     .notASubject,
     .noSubject,
   ]
+}
+
+extension EventStore {
+  /// A read transaction of the store's environment, with LMDB's errors reported as the
+  /// store's (``StoreError/reporting(_:path:)``).
+  func readStorage<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+    try StoreError.reportingStorage(path: path) { try env.read(body) }
+  }
+
+  /// ``readStorage(_:)`` through a shareable handle.
+  func readStorageHandle<R>(_ body: (ReadHandle) throws -> R) throws -> R {
+    try StoreError.reportingStorage(path: path) { try env.readHandle(body) }
+  }
+
+  /// A write transaction of the store's environment outside the commit path (a position, a
+  /// switch request), with LMDB's errors reported as the store's.
+  func writeStorage<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+    try StoreError.reportingStorage(path: path) { try env.write(body) }
+  }
 }

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// The named LMDB databases of a store (Docs/store-layout.md).
 ///

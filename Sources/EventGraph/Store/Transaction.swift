@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The changes of one commit, made inside ``EventStore/write(metadata:_:)``.
 ///

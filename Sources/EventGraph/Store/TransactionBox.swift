@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// An open LMDB transaction owned by the objects of one read or one commit batch that
 /// share it: a ``Snapshot``'s reader, a batch's ``Transaction``s and ``Projector``s.

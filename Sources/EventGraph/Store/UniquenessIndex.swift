@@ -1,6 +1,6 @@
 internal import EventGraphText
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The `unique.vN` database: which object holds each value of each uniqueness constraint,
 /// kept in the commit's own LMDB transaction, so that two commits racing for one value

@@ -1,4 +1,4 @@
-import LMDB
+internal import LMDB
 
 /// One source commit's migration through one step of an upcast: what the migration module
 /// reads (the source state after the commit, the associations) and where it writes (a

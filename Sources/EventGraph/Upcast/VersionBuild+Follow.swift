@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 // A following upcast: the destination version kept caught up with the source log, commit
 // by commit, while the source keeps taking commits, and switched to when asked: the last
@@ -27,15 +27,15 @@ extension VersionBuild {
   /// held, and a killed builder's lock goes with it.
   static let builderLockByte: Int64 = 1 << 50
 
-  /// Takes the builder lock of `store`.
+  /// Takes the builder lock of `store`: held until the object returned is released.
   ///
   /// - Throws: ``VersionBuildError`` naming the process that builds (as it recorded itself
   ///   in `meta` when it started), when another does.
-  package static func lockBuilder(_ store: EventStore) throws -> ProcessLock {
+  package static func lockBuilder(_ store: EventStore) throws -> AnyObject {
     do {
       return try ProcessLock(file: store.path + "/data.mdb", byte: builderLockByte)
     } catch is ProcessLockHeld {
-      let pid = try? store.env.read { try $0.get(store.dbs.meta, key: MetaKey.upcastBuilder) }
+      let pid = try? store.readStorage { try $0.get(store.dbs.meta, key: MetaKey.upcastBuilder) }
       let who = pid.map { "process " + String(decoding: $0, as: UTF8.self) } ?? "another process"
       throw VersionBuildError(
         "another upcast is building a version of \(store.path) (\(who)); stop it or let it finish first")
@@ -59,7 +59,7 @@ extension VersionBuild {
   /// Where this build stands.
   package func followState() throws -> FollowState {
     let (meta, keys, sourceDBs, model) = (sourceDBs.meta, keys, sourceDBs, store.model)
-    return try store.env.readHandle { txn in
+    return try store.readStorageHandle { txn in
       let active = try txn.activeVersion(in: meta)
       let checkpoint = try txn.get(meta, key: keys.checkpoint).flatMap { BigEndianKey.decode($0) }
       let end = try GraphReader(txn: txn, dbs: sourceDBs, model: model).logEnd().sequence
@@ -86,7 +86,7 @@ extension VersionBuild {
     } catch is ProcessLockHeld {
       throw VersionBuildError("another switch of \(path) is under way; wait for it")
     }
-    try store.env.write { txn in
+    try store.writeStorage { txn in
       let active = try txn.activeVersion(in: meta)
       guard active != version else { throw VersionBuildError("\(path) is already at version \(version)") }
       guard try txn.contains(meta, key: keys.checkpoint) else {
@@ -111,7 +111,7 @@ extension VersionBuild {
   /// Withdraws a switch asked of a builder that stopped before it switched.
   package static func withdrawSwitch(_ store: EventStore, to version: Int) throws {
     let key = UpcastKeys(version: version).switchRequest
-    try store.env.write { txn in _ = try txn.delete(store.dbs.meta, key: key) }
+    try store.writeStorage { txn in _ = try txn.delete(store.dbs.meta, key: key) }
   }
 
   /// Where the switch from `from` to `to` happened: the source log's last sequence and the

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+internal import LMDB
 
 /// The storage side of an upcast: a destination version built from the active version's
 /// log, through a chain of steps, beside the store, batch by batch with its checkpoint,
@@ -354,7 +354,7 @@ public final class VersionBuild {
   public func objectsPerEntity() throws -> [(entity: String, count: Int)] {
     let entities = stages[stages.count - 1].output.entities
     let model = destinationModel
-    return try store.env.read { txn in
+    return try store.readStorage { txn in
       try model.entities.map { e in
         var n = 0
         let prefix = StoreKey.entityPrefix(e.id)

@@ -26,7 +26,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// Where a model is at fault, and what is wrong there.
   public enum Context: Sendable, Hashable {
-    /// An entity: ``ErrorCode/unknownEntity``, ``ErrorCode/duplicateEntity``,
+    /// An entity: `unknownEntity`, ``ErrorCode/duplicateEntity``,
     /// ``ErrorCode/inheritanceCycle``.
     case entity(String)
     /// A property of an entity: ``ErrorCode/duplicateProperty``, ``ErrorCode/orderedToOne``.
@@ -38,10 +38,10 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong with a declaration of an entity: its property (`property`) or the
     /// constraint, subject or inverse named (`name`), and the problem in words.
     /// ``ErrorCode/inverseMismatch`` (both), ``ErrorCode/invalidDefault``,
-    /// ``ErrorCode/invalidCounts``, ``ErrorCode/invalidRule`` (a property),
+    /// ``ErrorCode/invalidCounts``, `invalidRule` (a property),
     /// ``ErrorCode/invalidConstraint``, ``ErrorCode/invalidSubject`` (a name).
     case declaration(entity: String, property: String?, name: String?, problem: String)
-    /// A name that is not one: ``ErrorCode/invalidName``.
+    /// A name that is not one: `invalidName`.
     case name(String)
     /// What is too large: ``ErrorCode/tooLarge``.
     case size(String)
