@@ -54,9 +54,14 @@ enum StreamLayout {
       && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
   }
 
-  /// A message of `kind` published by `member` of store `store`, with its ID in the store's
-  /// namespace (`STORE:ID`) and the headers every message carries; tagged by `key` when the
-  /// stream has one.
+  /// A message of `kind` published by `member` of store `store`, with its ID in the
+  /// member's namespace (`STORE:MEMBER:ID`) and the headers every message carries; tagged by
+  /// `key` when the stream has one.
+  ///
+  /// The member is in the ID because JetStream answers a publish whose ID it has stored
+  /// within the deduplication window as a success, with the stored message's sequence, before
+  /// it checks the expected last sequence: had two members the same IDs, a former primary's
+  /// commit N would be acknowledged by the new primary's commit N, the fence never met.
   static func message(
     _ kind: Kind, subject: String, id: String, store: String, member: String, headers: [String: String] = [:],
     data: [UInt8] = [], key: StreamKey?
@@ -65,7 +70,7 @@ enum StreamLayout {
     all[Header.kind] = kind.rawValue
     all[Header.store] = store
     all[Header.member] = member
-    var message = OutgoingMessage(subject: subject, id: "\(store):\(id)", headers: all, data: data)
+    var message = OutgoingMessage(subject: subject, id: "\(store):\(member):\(id)", headers: all, data: data)
     key?.sign(&message)
     return message
   }

@@ -15,12 +15,19 @@ public final class NATSConnection: @unchecked Sendable {
   /// Connects to the first server of `urls` that answers; later it reconnects by itself
   /// to any of them, without limit, every `reconnectWait` seconds.
   ///
+  /// It pings its server every `pingInterval` seconds and drops the connection when two
+  /// pings go unanswered, then reconnects to another server: a connection cut by a network
+  /// partition goes silent, with no reset, and nats.c's default (a ping every two minutes)
+  /// would hold a dead one for minutes — long enough for a primary's lease to lapse while
+  /// two other servers could have renewed it.
+  ///
   /// - Parameter security: TLS and credentials (``NATSSecurity``); none by default.
   /// - Throws: ``NATSError`` when no server answers within `timeout` seconds, when a file of
   ///   `security` cannot be read, when the TLS handshake fails (a server's certificate that
   ///   does not chain to the CA) or when the servers refuse the credentials.
   public init(
-    urls: [String], name: String, security: NATSSecurity = .init(), timeout: Double = 2, reconnectWait: Double = 0.1
+    urls: [String], name: String, security: NATSSecurity = .init(), timeout: Double = 2, reconnectWait: Double = 0.1,
+    pingInterval: Double = 1
   ) throws(NATSError) {
     self.urls = urls
     if let conflict = security.conflicts.first {
@@ -41,6 +48,8 @@ public final class NATSConnection: @unchecked Sendable {
     try check(natsOptions_SetTimeout(options, Int64(timeout * 1000)), doing: "setting the timeout")
     try check(natsOptions_SetMaxReconnect(options, -1), doing: "setting reconnects")
     try check(natsOptions_SetReconnectWait(options, Int64(reconnectWait * 1000)), doing: "setting reconnects")
+    try check(natsOptions_SetPingInterval(options, Int64(pingInterval * 1000)), doing: "setting the ping interval")
+    try check(natsOptions_SetMaxPingsOut(options, 2), doing: "setting the pings out")
     try Self.apply(security, to: options)
     var connection: OpaquePointer?
     try check(

@@ -11,12 +11,20 @@ final class ToolChild {
   let process = Process()
   let output: String
 
-  init(_ arguments: [String], output: String) throws {
+  /// `eventtool ARGUMENTS`, or with `launcher`, `LAUNCHER… eventtool ARGUMENTS` (a command
+  /// that runs its arguments in place of itself, as `Tools/netns-cluster exec` does).
+  init(_ arguments: [String], output: String, through launcher: [String] = []) throws {
     self.output = output
     _ = FileManager.default.createFile(atPath: output, contents: nil)
     _ = FileManager.default.createFile(atPath: output + ".err", contents: nil)
-    process.executableURL = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
-    process.arguments = arguments
+    let tool = ToolRunner.productsDirectory.appendingPathComponent("eventtool")
+    if let first = launcher.first {
+      process.executableURL = URL(fileURLWithPath: first)
+      process.arguments = Array(launcher.dropFirst()) + [tool.path] + arguments
+    } else {
+      process.executableURL = tool
+      process.arguments = arguments
+    }
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output + ".err"))
     try process.run()

@@ -113,6 +113,34 @@ final class ReplicationTests {
     #expect(try second.store.read { try $0.objects(of: "Note").count } == 6)
   }
 
+  @Test(
+    "a former primary whose next commit has the number the new primary's first commit took is fenced, never told the stream holds it"
+  )
+  func sameNumberAfterPromotion() async throws {
+    let primary = try EventStore.create(at: dir + "/n", model: model())
+    let shipper = try Shipper(store: primary, jetStream: try cluster.jetStream(), stream: "SAME", mode: .quorum)
+    shipper.start()
+    defer { shipper.stop() }
+    for i in 0..<5 { try await primary.commit { tx in _ = try tx.insert("Note", ["text": .string("a\(i)")]) } }
+    let replica = try Replica.create(at: dir + "/nr", jetStream: try cluster.jetStream(), stream: "SAME")
+    try replica.promote()
+    // The new primary's commit 6 reaches the stream first; the former primary's commit 6,
+    // made while it did not know, must meet the fence, not the new one's acknowledgement.
+    try replica.store.write { tx in _ = try tx.insert("Note", ["text": .string("new primary")]) }
+    try Shipper(store: replica.store, jetStream: try cluster.jetStream(), stream: "SAME").shipPending()
+    await #expect(throws: ReplicationError.self) {
+      try await primary.commit { tx in _ = try tx.insert("Note", ["text": .string("former primary")]) }
+    }
+    #expect(shipper.status.fenced != nil)
+    #expect(try primary.replicationRole()?.kind == .fenced)
+    let check = try Replica.create(at: dir + "/nc", jetStream: try cluster.jetStream(), stream: "SAME")
+    try check.catchUp()
+    let texts = try check.store.read { s in
+      try s.objects(of: "Note").compactMap { try s.value($0, "text")?.stringValue }
+    }
+    #expect(texts.sorted() == ["a0", "a1", "a2", "a3", "a4", "new primary"])
+  }
+
   @Test("a restarted shipper resumes where the stream ends, with no commit twice")
   func shipperResumes() throws {
     let primary = try EventStore.create(at: dir + "/s", model: model())
