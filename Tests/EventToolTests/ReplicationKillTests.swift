@@ -63,14 +63,26 @@ final class ReplicationKillTests {
     }
   }
 
+  /// The replica at `path` of `stream`, made or opened, caught up with the stream.
+  ///
+  /// A transient failure (no stream leader yet after a node was killed and restarted, a
+  /// timeout on a loaded machine) is tried again for up to 60 s, as a candidate does: the
+  /// verdict is about what the stream holds, not how fast the cluster elects a leader.
   func catchUp(_ path: String, stream: String) throws -> Replica {
-    let js = try cluster.jetStream()
-    let replica =
-      FileManager.default.fileExists(atPath: path + "/data.mdb")
-      ? try Replica(store: try EventStore(path: path), jetStream: js, stream: stream)
-      : try Replica.create(at: path, jetStream: js, stream: stream)
-    try replica.catchUp()
-    return replica
+    let end = Date().addingTimeInterval(60)
+    while true {
+      do {
+        let js = try cluster.jetStream()
+        let replica =
+          FileManager.default.fileExists(atPath: path + "/data.mdb")
+          ? try Replica(store: try EventStore(path: path), jetStream: js, stream: stream)
+          : try Replica.create(at: path, jetStream: js, stream: stream)
+        try replica.catchUp()
+        return replica
+      } catch let e as NATSError where e.isTransient && Date() < end {
+        Thread.sleep(forTimeInterval: 0.5)
+      }
+    }
   }
 
   @Test("a quorum primary killed with SIGKILL 50 times: every acknowledged commit is on the replica once, in order")
@@ -108,7 +120,12 @@ final class ReplicationKillTests {
     var writer = try QuorumWriter(
       store: path, cluster: cluster, stream: "LEADER", author: "w", extra: ["--async", "8", "--count", "200"])
     writer.waitFor(40)
-    let leader = try cluster.jetStream().streamInfo("LEADER")?.leader ?? "n1"
+    var leader = "n1"
+    _ = waitUntil(seconds: 30) {
+      guard let found = try? cluster.jetStream().streamInfo("LEADER")?.leader else { return false }
+      leader = found
+      return true
+    }
     let node = Int(leader.dropFirst()) ?? 1
     cluster.kill(node: node)
     writer.drain()
