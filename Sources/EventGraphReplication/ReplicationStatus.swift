@@ -38,13 +38,41 @@ public struct ReplicationStatus: Sendable, Hashable {
         unshippedCommits: nil, leaseHolder: holder)
     case .primary, .fenced:
       let version = try store.activeVersion()
-      let shipped =
-        try jetStream.lastMessage(stream: role.stream, subject: StreamLayout.commits(role.stream, version: version))?
-        .lastCommit ?? 0
+      let member = try store.checkpoint(named: Membership.memberCheckpoint).map { String(decoding: $0, as: UTF8.self) }
+      let shipped = try shippedCommits(
+        jetStream: jetStream, stream: role.stream, version: version, member: member, last: info.lastSequence)
       let end = try store.read { try $0.logEnd().commit }
       return ReplicationStatus(
         role: role, streamLastSequence: info.lastSequence, appliedSequence: nil,
         unshippedCommits: end - min(end, shipped), leaseHolder: holder)
     }
+  }
+
+  /// The last commit of `version` that the stream holds for the member `member` of the
+  /// store: the commits of the stream up to that member's last message.
+  ///
+  /// Not simply the stream's last commit number: after another member took over, the stream
+  /// may hold as many commits as this store while their later ones are another history, and
+  /// a store that diverged so must not read as caught up. Everything in the stream up to a
+  /// member's own last message is in that member's log (it publishes only when it holds the
+  /// stream's end); what others published after it is not. Walks back from the end, which
+  /// is the member's own message in the usual case.
+  static func shippedCommits(jetStream: JetStream, stream: String, version: Int, member: String?, last: UInt64)
+    throws -> UInt64
+  {
+    guard let member else {
+      return try jetStream.lastMessage(stream: stream, subject: StreamLayout.commits(stream, version: version))?
+        .lastCommit ?? 0
+    }
+    var ownSeen = false
+    var sequence = last
+    while sequence > 0 {
+      if let m = try jetStream.message(stream: stream, sequence: sequence) {
+        if m.member == member { ownSeen = true }
+        if ownSeen, m.kind == .commits, m.version == version { return m.lastCommit ?? 0 }
+      }
+      sequence -= 1
+    }
+    return 0
   }
 }

@@ -133,6 +133,9 @@ final class ReplicationTests {
     }
     #expect(shipper.status.fenced != nil)
     #expect(try primary.replicationRole()?.kind == .fenced)
+    // Its commit 6 is not the stream's commit 6: it is unshipped, whatever the numbers say.
+    #expect(try ReplicationStatus.read(primary, jetStream: try cluster.jetStream())?.unshippedCommits == 1)
+    #expect(try ReplicationStatus.read(replica.store, jetStream: try cluster.jetStream())?.unshippedCommits == 0)
     let check = try Replica.create(at: dir + "/nc", jetStream: try cluster.jetStream(), stream: "SAME")
     try check.catchUp()
     let texts = try check.store.read { s in
