@@ -276,11 +276,15 @@ public final class Shipper: CommitAcknowledging, Sendable {
   }
 
   /// Marks the store fenced, fails every waiting commit and stops shipping.
+  ///
+  /// The store's role is written before ``status`` says fenced: a process that exits as
+  /// soon as it reads that (`eventtool replica --candidate` does) must not end before the
+  /// store refuses writes, or it would come back as a primary that is not one.
   private func fence(at sequence: UInt64?, detail: String) -> ReplicationError {
     let error = ReplicationError.fenced(stream: stream, sequence: sequence, detail: detail)
+    try? store.setReplicationRole(ReplicationRole(.fenced, stream: stream, detail: detail))
     state.withLock { $0.fenced = error }
     lease?.stop()
-    try? store.setReplicationRole(ReplicationRole(.fenced, stream: stream, detail: detail))
     failWaiters(error)
     return error
   }

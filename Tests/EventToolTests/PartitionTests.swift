@@ -84,8 +84,27 @@ final class PartitionTests {
 
   func records(of store: EventStore) throws -> [[UInt8]] { try allCommitRecords(store) }
 
+  /// Every store of the run, for the account printed at its end.
+  var everyStore: [String] = []
+
+  /// Each store's role, stream position and commit count, and where its commits first differ
+  /// from the final log's: what a failure is read with.
+  func account(final: [[UInt8]]) -> String {
+    everyStore.map { path in
+      guard let store = try? EventStore(path: path, options: StoreOptions(readOnly: true)) else {
+        return "\(path): cannot be opened"
+      }
+      let log = (try? allCommitRecords(store)) ?? []
+      let differs = log.indices.first { $0 >= final.count || log[$0] != final[$0] }.map { "commit \($0 + 1)" } ?? "none"
+      let role = (try? store.replicationRole()).flatMap { $0 }.map { "\($0.kind)" } ?? "none"
+      let position = (try? Membership.position(of: store)) ?? 0
+      return "\(path): \(role), position \(position), \(log.count) commits, first difference \(differs)"
+    }.joined(separator: "\n")
+  }
+
   func candidate(_ name: String, on host: String, _ cluster: NetnsCluster) throws -> Member {
     let path = dir + "/" + name
+    everyStore.append(path)
     let child = try cluster.child(
       on: host,
       ["replica", path] + cluster.arguments + [
@@ -101,6 +120,7 @@ final class PartitionTests {
     let cluster = try NetnsCluster(hosts: 4)
     let model = FailoverTests.examples + "/AddressBook.v1.model.json"
     let first = dir + "/p"
+    everyStore.append(first)
     #expect(try ToolRunner.eventtool(["init", first, "--model", model]).status == 0)
     var primary = Member(
       path: first, host: "h1",
@@ -210,6 +230,7 @@ final class PartitionTests {
     }
     #expect(try store.verify().isOK)
     let final = try records(of: store)
+    print("partition stores (final log \(final.count) commits):\n" + account(final: final))
     for c in candidates where FileManager.default.fileExists(atPath: c.path + "/data.mdb") {
       let log = try records(c.path)
       #expect(Array(final.prefix(log.count)) == log, "\(c.path)'s log is a prefix of the final log")
