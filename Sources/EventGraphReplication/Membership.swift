@@ -10,10 +10,16 @@ enum Membership {
 
   /// This copy's member ID, made now when it has none.
   static func member(of store: EventStore) throws -> String {
-    if let known = try store.checkpoint(named: memberCheckpoint) { return String(decoding: known, as: UTF8.self) }
+    if let known = try knownMember(of: store) { return known }
     let made = UUID().uuidString
     try store.setCheckpoint(memberCheckpoint(made))
     return made
+  }
+
+  /// This copy's member ID, `nil` when it never took part (nothing is written: a read-only
+  /// store can be asked).
+  static func knownMember(of store: EventStore) throws -> String? {
+    try store.checkpoint(named: memberCheckpoint).map { String(decoding: $0, as: UTF8.self) }
   }
 
   static func memberCheckpoint(_ id: String) -> Checkpoint { Checkpoint(name: memberCheckpoint, value: Array(id.utf8)) }

@@ -38,9 +38,9 @@ public struct ReplicationStatus: Sendable, Hashable {
         unshippedCommits: nil, leaseHolder: holder)
     case .primary, .fenced:
       let version = try store.activeVersion()
-      let member = try store.checkpoint(named: Membership.memberCheckpoint).map { String(decoding: $0, as: UTF8.self) }
       let shipped = try shippedCommits(
-        jetStream: jetStream, stream: role.stream, version: version, member: member, last: info.lastSequence)
+        jetStream: jetStream, stream: role.stream, version: version, member: try Membership.knownMember(of: store),
+        last: info.lastSequence)
       let end = try store.read { try $0.logEnd().commit }
       return ReplicationStatus(
         role: role, streamLastSequence: info.lastSequence, appliedSequence: nil,

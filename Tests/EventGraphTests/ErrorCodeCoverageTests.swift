@@ -61,21 +61,9 @@ struct ErrorCodeCoverageTests {
 
   @Test("the list of codes is the codes declared")
   func listIsComplete() throws {
-    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../Sources/EventGraph/Store/StoreError.swift").standardized
-    let text = try String(contentsOf: source, encoding: .utf8)
-    let declared = text.split(separator: "\n").compactMap { line -> String? in
-      guard let r = line.range(of: "public static var "), line.hasSuffix("{ Self(\"\(Self.name(line))\") }")
-      else { return nil }
-      return String(line[r.upperBound...].prefix { $0 != ":" })
-    }
+    let declared = try DomainCodeCoverageTests.declaredCodes("EventGraph/Store/StoreError.swift")
     #expect(declared.count > 40)
     #expect(declared == StoreError.Code.all.map(\.name))
-  }
-
-  private static func name(_ line: Substring) -> String {
-    guard let r = line.range(of: "public static var ") else { return "" }
-    return String(line[r.upperBound...].prefix { $0 != ":" })
   }
 
   @Test("each code is made by its operation", arguments: StoreError.Code.all)

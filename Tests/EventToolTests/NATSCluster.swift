@@ -36,7 +36,11 @@ final class NATSCluster: @unchecked Sendable {
   }
 
   /// The options of `eventtool` (and of StressWriter) that connect to the cluster.
-  var arguments: [String] {
+  var arguments: [String] { Self.arguments(urls: urls, directory: directory) }
+
+  /// The connection options for a cluster started `--secure` in `directory` (by this
+  /// script or Tools/netns-cluster, which lay out its CA and password alike).
+  static func arguments(urls: String, directory: String) -> [String] {
     [
       "--nats", urls, "--nats-tls-ca", directory + "/tls/ca.pem", "--nats-user", "eventgraph", "--nats-password-file",
       directory + "/password",

@@ -41,12 +41,7 @@ final class NetnsCluster: @unchecked Sendable {
   }
 
   /// The options of `eventtool` that connect to the cluster (TLS, user and password).
-  var arguments: [String] {
-    [
-      "--nats", urls, "--nats-tls-ca", directory + "/tls/ca.pem", "--nats-user", "eventgraph", "--nats-password-file",
-      directory + "/password",
-    ]
-  }
+  var arguments: [String] { NATSCluster.arguments(urls: urls, directory: directory) }
 
   /// Runs `Tools/netns-cluster ARGUMENTS` through the shell; its exit status.
   @discardableResult

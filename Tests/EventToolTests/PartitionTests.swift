@@ -38,15 +38,20 @@ final class PartitionTests {
 
   /// What `stats --json --nats` says of the store at `path`, asked on the observer.
   func replication(_ cluster: NetnsCluster, _ path: String) -> [String: Any]? {
-    guard let r = try? cluster.eventtool(on: "h4", ["stats", path, "--json"] + cluster.arguments), r.status == 0,
+    guard let r = stats(cluster, path), r.status == 0,
       let object = try? JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
     else { return nil }
     return object["replication"] as? [String: Any]
   }
 
+  /// `eventtool stats PATH --json` with the cluster's options, run on the observer.
+  func stats(_ cluster: NetnsCluster, _ path: String) -> ToolRunner.Result? {
+    try? cluster.eventtool(on: "h4", ["stats", path, "--json"] + cluster.arguments)
+  }
+
   /// What the observer's `stats` printed, for a failure's message.
   func probe(_ cluster: NetnsCluster, _ path: String) -> String {
-    guard let r = try? cluster.eventtool(on: "h4", ["stats", path, "--json"] + cluster.arguments) else { return "" }
+    guard let r = stats(cluster, path) else { return "" }
     return "stats: \(r.status) \(r.out) \(r.err)"
   }
 

@@ -29,11 +29,9 @@ extension EventStore {
   /// - Returns: the commits and events replayed.
   @discardableResult
   public func rebuild(progress: (Int) -> Void = { _ in }) throws -> (commits: Int, events: Int) {
-    return try StoreError.reportingStorage(path: path) {
-      if options.readOnly { throw StoreError.readOnly(path: path) }
-      return try Replay.rebuild(commits, progress: progress)
-
-    }
+    if options.readOnly { throw StoreError.readOnly(path: path) }
+    // The replay writes through the commit writer, which reports LMDB's errors as the store's.
+    return try Replay.rebuild(commits, progress: progress)
   }
 
   /// Checks the store without changing it: every commit's checksum and place in the log,

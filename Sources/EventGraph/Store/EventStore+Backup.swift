@@ -40,51 +40,48 @@ extension EventStore {
   public func backup(to directory: String, compact: Bool = false, progress: (Int) -> Void = { _ in }) throws
     -> BackupReport
   {
-    return try StoreError.reportingStorage(path: path) {
-      let start = ContinuousClock.now
-      var isDirectory: ObjCBool = false
-      let existed = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+    let start = ContinuousClock.now
+    var isDirectory: ObjCBool = false
+    let existed = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+    if existed {
+      guard isDirectory.boolValue, (try FileManager.default.contentsOfDirectory(atPath: directory)).isEmpty else {
+        throw MaintenanceError("cannot back up into \(directory): it exists and is not an empty directory")
+      }
+    } else {
+      try StoreFiles.makePrivateDirectory(directory)
+    }
+    do {
+      try copy(to: directory, compact: compact, into: "backing up \(path)")
+      try FileSync.flush(directory + "/data.mdb")
+      // The wrapped subject keys, after the data: every key the copy's commits were sealed
+      // with is in the file by then, and one erased since is all zeros.
+      if dbs.keyring != nil {
+        let keys = "/" + Keyring.fileName
+        try FileManager.default.copyItem(atPath: path + keys, toPath: directory + keys)
+        try FileSync.flush(directory + keys)
+      }
+      // The files' names, and the directory's own when it was made here: without these a
+      // power cut after the backup returned could leave the data on the disk and no file
+      // that names it (found by PowerLossTests). The parent is flushed when it can be
+      // opened: a parent this user may enter but not read is no reason to throw a good
+      // copy away.
+      try FileSync.flush(directory)
+      if !existed { try? FileSync.flush(URL(fileURLWithPath: directory).deletingLastPathComponent().path) }
+    } catch {
       if existed {
-        guard isDirectory.boolValue, (try FileManager.default.contentsOfDirectory(atPath: directory)).isEmpty else {
-          throw MaintenanceError("cannot back up into \(directory): it exists and is not an empty directory")
+        for name in ["data.mdb", "lock.mdb", Keyring.fileName] {
+          try? FileManager.default.removeItem(atPath: directory + "/" + name)
         }
       } else {
-        try StoreFiles.makePrivateDirectory(directory)
+        try? FileManager.default.removeItem(atPath: directory)
       }
-      do {
-        try copy(to: directory, compact: compact, into: "backing up \(path)")
-        try FileSync.flush(directory + "/data.mdb")
-        // The wrapped subject keys, after the data: every key the copy's commits were sealed
-        // with is in the file by then, and one erased since is all zeros.
-        if dbs.keyring != nil {
-          let keys = "/" + Keyring.fileName
-          try FileManager.default.copyItem(atPath: path + keys, toPath: directory + keys)
-          try FileSync.flush(directory + keys)
-        }
-        // The files' names, and the directory's own when it was made here: without these a
-        // power cut after the backup returned could leave the data on the disk and no file
-        // that names it (found by PowerLossTests). The parent is flushed when it can be
-        // opened: a parent this user may enter but not read is no reason to throw a good
-        // copy away.
-        try FileSync.flush(directory)
-        if !existed { try? FileSync.flush(URL(fileURLWithPath: directory).deletingLastPathComponent().path) }
-      } catch {
-        if existed {
-          for name in ["data.mdb", "lock.mdb", Keyring.fileName] {
-            try? FileManager.default.removeItem(atPath: directory + "/" + name)
-          }
-        } else {
-          try? FileManager.default.removeItem(atPath: directory)
-        }
-        throw error
-      }
-      let copy = try EventStore(path: directory, options: StoreOptions(readOnly: true, checkPages: true))
-      let end = try copy.read { try $0.logEnd() }
-      let verification = try copy.verify(progress: progress)
-      return BackupReport(
-        directory: directory, size: try Self.fileSize(directory + "/data.mdb"), commits: end.commit,
-        events: end.sequence, verification: verification, seconds: Self.seconds(since: start))
-
+      throw error
     }
+    let copy = try EventStore(path: directory, options: StoreOptions(readOnly: true, checkPages: true))
+    let end = try copy.read { try $0.logEnd() }
+    let verification = try copy.verify(progress: progress)
+    return BackupReport(
+      directory: directory, size: try Self.fileSize(directory + "/data.mdb"), commits: end.commit,
+      events: end.sequence, verification: verification, seconds: Self.seconds(since: start))
   }
 }

@@ -46,40 +46,37 @@ public struct StoreStatistics: Sendable, Hashable {
 extension EventStore {
   /// Counts of the log, the objects per entity and every database.
   public func statistics() throws -> StoreStatistics {
-    return try StoreError.reportingStorage(path: path) {
-      let info = env.info
-      let file = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
-      return try read { s in
-        let end = try s.logEnd()
-        var perEntity: [(String, Int)] = []
-        for e in model.entities {
-          perEntity.append((e.name, try s.reader.objects(ofExactly: e.id).count))
-        }
-        var databases: [(String, Int, Int)] = []
-        let named: [(String, Database)] =
-          [("meta", dbs.meta), ("models", dbs.models), ("log", dbs.log)] + dbs.projections
-        for (name, db) in named {
-          let st = try s.reader.txn.statistics(db)
-          databases.append((name, st.entries, st.branchPages + st.leafPages + st.overflowPages))
-        }
-        var models: [(Int, String, String)] = []
-        var documents: [(Int, [UInt8])] = []
-        try s.reader.txn.forEach(dbs.models) { k, v in
-          if let version = KeyField.u64(k, at: 0) { documents.append((Int(version), [UInt8](v))) }
-          return true
-        }
-        for (version, doc) in documents {
-          let m = try Model(json: doc, file: "\(path) (stored model v\(version))")
-          models.append((version, m.name, try dbs.storedModelHash(version, s.reader.txn) ?? m.contentHash))
-        }
-        return StoreStatistics(
-          path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, models: models,
-          commits: end.commit,
-          events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
-          fileSize: file, usedSize: info.usedSize, freePages: try s.reader.txn.freePages(), pageSize: info.pageSize,
-          openToOthers: StoreFiles.openToOthers(at: path))
+    let info = env.info
+    let file = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
+    return try read { s in
+      let end = try s.logEnd()
+      var perEntity: [(String, Int)] = []
+      for e in model.entities {
+        perEntity.append((e.name, try s.reader.objects(ofExactly: e.id).count))
       }
-
+      var databases: [(String, Int, Int)] = []
+      let named: [(String, Database)] =
+        [("meta", dbs.meta), ("models", dbs.models), ("log", dbs.log)] + dbs.projections
+      for (name, db) in named {
+        let st = try s.reader.txn.statistics(db)
+        databases.append((name, st.entries, st.branchPages + st.leafPages + st.overflowPages))
+      }
+      var models: [(Int, String, String)] = []
+      var documents: [(Int, [UInt8])] = []
+      try s.reader.txn.forEach(dbs.models) { k, v in
+        if let version = KeyField.u64(k, at: 0) { documents.append((Int(version), [UInt8](v))) }
+        return true
+      }
+      for (version, doc) in documents {
+        let m = try Model(json: doc, file: "\(path) (stored model v\(version))")
+        models.append((version, m.name, try dbs.storedModelHash(version, s.reader.txn) ?? m.contentHash))
+      }
+      return StoreStatistics(
+        path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, models: models,
+        commits: end.commit,
+        events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
+        fileSize: file, usedSize: info.usedSize, freePages: try s.reader.txn.freePages(), pageSize: info.pageSize,
+        openToOthers: StoreFiles.openToOthers(at: path))
     }
   }
 }
