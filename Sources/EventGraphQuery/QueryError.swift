@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// do {
-///   _ = try QueryPredicate(parsing: "age >= ")
+///   _ = try CompiledPredicate.compile("age >= ", entity: person.id, model: model)
 /// } catch {
 ///   print(error)  // at 7: expected an expression, found end of input
 /// }
@@ -21,7 +21,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The text is not a predicate or expression of the language.
     public static let syntax = Kind("syntax error")
-    /// Nesting deeper than ``QueryPredicate/maximumDepth``.
+    /// Nesting deeper than 100 levels.
     public static let tooDeep = Kind("too deeply nested")
     /// A key path names no attribute or relationship of the entity.
     public static let unknownProperty = Kind("unknown property")
@@ -47,7 +47,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
   public let kind: Kind
   /// What is wrong, in one sentence.
   public let message: String
-  /// The 0-based `Character` offset in the query text; `nil` for a tree built in code.
+  /// The 0-based `Character` offset in the query text; `nil` for an error met at evaluation.
   public let offset: Int?
 
   public init(_ kind: Kind, _ message: String, offset: Int?) {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 @Suite("Query adversarial input")
 struct QueryAdversarialTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 /// Foundation's `CAST(value, 'NSDate')` and `CAST(value, 'NSNumber')`: absolute dates in a
 /// predicate, from ISO 8601 text or seconds since Foundation's reference date (2001-01-01).

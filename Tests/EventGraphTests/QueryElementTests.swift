@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 @Suite("Query: [FIRST], [LAST] and [n] of an ordered to-many relationship")
 struct QueryElementTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 @Suite("What a compiled query reads")
 struct QueryInputsTests {

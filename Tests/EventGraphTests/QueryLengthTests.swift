@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 /// `name.length` answers as Foundation's NSString does (UTF-16 code units), binary data's
 /// in bytes; `length(name)` keeps counting characters.

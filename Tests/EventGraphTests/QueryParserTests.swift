@@ -1,6 +1,7 @@
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 @Suite("Query parser")
 struct QueryParserTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 @Suite("Query: SUBQUERY(collection, $x, predicate)")
 struct QuerySubqueryTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventGraph
+@testable import EventGraphQuery
 
 /// The models the query tests run on: the seed models (AddressBook/PhoneBook,
 /// Company/Employee) and a `Sample` entity with one optional attribute of every type.

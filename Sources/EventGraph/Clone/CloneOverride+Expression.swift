@@ -14,12 +14,12 @@ extension AttributeOverride {
   ///
   /// - Throws: ``QueryError`` naming the position of a syntax error.
   public static func expression(_ text: String) throws -> AttributeOverride {
-    let tree = try QueryExpression(parsing: text)
+    try CompiledExpression.checkSyntax(text)
     let compiled = Locked<[EntityID: CompiledExpression]>([:])
     return AttributeOverride { context in
       let expression = try compiled.withLock { cache throws -> CompiledExpression in
         if let e = cache[context.entity.id] { return e }
-        let e = try CompiledExpression.compile(tree, entity: context.entity.id, model: context.model)
+        let e = try CompiledExpression.compile(text, entity: context.entity.id, model: context.model)
         cache[context.entity.id] = e
         return e
       }

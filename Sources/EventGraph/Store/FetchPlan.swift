@@ -22,7 +22,7 @@ struct FetchPlan {
     bindings = variables.mapValues { QueryVariable<ObjectID>.value($0) }
     let ring = snapshot.reader.dbs.keyring
     let blind: IndexPlan.BlindHashing? = ring.flatMap { r in r.canHash ? { r.blindHash($0) } : nil }
-    ranges = compiled.flatMap { IndexPlan.choose($0.predicate, entity: e, variables: variables, blind: blind) }
+    ranges = compiled.flatMap { IndexPlan.choose($0, entity: e, variables: variables, blind: blind) }
     source = ProjectionSource(reader: snapshot.reader)
   }
 

@@ -11,7 +11,7 @@ import EventGraphModel
 /// ```
 public struct CompiledExpression: Sendable, CustomStringConvertible {
   /// The syntax tree the expression was compiled from.
-  public let expression: QueryExpression
+  let expression: QueryExpression
   /// The entity of the object the expression is evaluated on.
   public let entity: EntityID
   /// What the expression gives: one value, a collection of values, or objects.
@@ -30,8 +30,15 @@ public struct CompiledExpression: Sendable, CustomStringConvertible {
     return try compile(tree, entity: entity, model: model, variables: variables, source: parser.source)
   }
 
+  /// Parses expression text, without a model: throws a syntax error, with its position,
+  /// before anything is checked or evaluated (compile the text for each entity it meets).
+  public static func checkSyntax(_ text: String) throws(QueryError) {
+    var parser = try QueryParser(text, mode: .expression)
+    _ = try parser.parseWholeExpression()
+  }
+
   /// Checks and compiles a syntax tree (errors then carry no offsets).
-  public static func compile(
+  static func compile(
     _ expression: QueryExpression, entity: EntityID, model: Model, variables: [String: QueryType] = [:]
   ) throws(QueryError) -> CompiledExpression {
     try compile(expression, entity: entity, model: model, variables: variables, source: nil)
@@ -72,7 +79,7 @@ public struct CompiledExpression: Sendable, CustomStringConvertible {
     _ object: S.Object, in source: S, variables: [String: QueryVariable<S.Object>] = [:]
   ) throws -> Value? {
     guard case .value(let c) = code else {
-      throw QueryError(.wrongResultShape, "\(expression) gives \(resultType), not one value", offset: nil)
+      throw QueryError(.wrongResultShape, "\(self) gives \(resultType), not one value", offset: nil)
     }
     return try c.evaluate(object, EvaluationContext(source: source, variables: variables))
   }
@@ -89,7 +96,7 @@ public struct CompiledExpression: Sendable, CustomStringConvertible {
     case .value(let c): return [try c.evaluate(object, context)]
     case .values(let c): return try c.evaluate(object, context)
     case .objects:
-      throw QueryError(.wrongResultShape, "\(expression) gives objects, not values", offset: nil)
+      throw QueryError(.wrongResultShape, "\(self) gives objects, not values", offset: nil)
     }
   }
 
@@ -102,7 +109,7 @@ public struct CompiledExpression: Sendable, CustomStringConvertible {
     _ object: S.Object, in source: S, variables: [String: QueryVariable<S.Object>] = [:]
   ) throws -> [S.Object] {
     guard case .objects(let path) = code else {
-      throw QueryError(.wrongResultShape, "\(expression) gives \(resultType), not objects", offset: nil)
+      throw QueryError(.wrongResultShape, "\(self) gives \(resultType), not objects", offset: nil)
     }
     return try path.objects(object, EvaluationContext(source: source, variables: variables))
   }

@@ -12,7 +12,7 @@ import EventGraphModel
 /// comparisons of attributes with constants, allocates nothing.
 public struct CompiledPredicate: Sendable, CustomStringConvertible {
   /// The syntax tree the predicate was compiled from.
-  public let predicate: QueryPredicate
+  let predicate: QueryPredicate
   /// The entity whose objects the predicate evaluates (and its sub-entities).
   public let entity: EntityID
   @usableFromInline let code: PredicateCode
@@ -36,7 +36,7 @@ public struct CompiledPredicate: Sendable, CustomStringConvertible {
   }
 
   /// Checks and compiles a syntax tree (errors then carry no offsets).
-  public static func compile(
+  static func compile(
     _ predicate: QueryPredicate, entity: EntityID, model: Model, variables: [String: QueryType] = [:]
   ) throws(QueryError) -> CompiledPredicate {
     try compile(predicate, entity: entity, model: model, variables: variables, source: nil)

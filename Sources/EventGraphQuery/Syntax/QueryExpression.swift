@@ -7,9 +7,9 @@
 ///
 /// Two expressions are equal when they say the same thing: where they were written
 /// (the source offsets kept for error messages) takes no part in equality.
-public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
+struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
   /// What the expression is.
-  public indirect enum Kind: Sendable, Hashable {
+  indirect enum Kind: Sendable, Hashable {
     /// A constant: `'text'`, `12`, `1.5`, `TRUE`, `nil`.
     case literal(QueryLiteral)
     /// A key path from the evaluated object or from a `$variable`: `company.name`,
@@ -28,7 +28,7 @@ public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
     case subquery(QuerySubquery)
   }
 
-  public let kind: Kind
+  let kind: Kind
   /// Where the expression starts in the text it was parsed from (UTF-8 offset).
   let sourceOffset: Int?
   /// Height of the tree: 1 for a leaf.
@@ -38,7 +38,7 @@ public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
   let depth: Int
 
   /// An expression built in code.
-  public init(_ kind: Kind) { self.init(kind, at: nil) }
+  init(_ kind: Kind) { self.init(kind, at: nil) }
 
   init(_ kind: Kind, at sourceOffset: Int?) {
     self.kind = kind
@@ -52,29 +52,29 @@ public struct QueryExpression: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
-  public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+  static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
+  func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
   /// A literal expression.
-  public static func literal(_ value: QueryLiteral) -> Self { Self(.literal(value)) }
+  static func literal(_ value: QueryLiteral) -> Self { Self(.literal(value)) }
   /// A key path from the evaluated object: `keyPath("company", "name")`.
-  public static func keyPath(_ names: String...) -> Self {
+  static func keyPath(_ names: String...) -> Self {
     Self(.keyPath(QueryKeyPath(variable: nil, components: names.map { .property($0) })))
   }
 }
 
 /// Foundation's `SUBQUERY(collection, $variable, predicate)`, then a key path from the
 /// elements it keeps (`.@count`, `.name`).
-public struct QuerySubquery: Sendable, Hashable {
+struct QuerySubquery: Sendable, Hashable {
   /// A to-many key path.
-  public let collection: QueryExpression
+  let collection: QueryExpression
   /// The variable bound to each element in `predicate` (without the `$`).
-  public let variable: String
-  public let predicate: QueryPredicate
+  let variable: String
+  let predicate: QueryPredicate
   /// What follows the closing parenthesis; no variable, maybe no components.
-  public let tail: QueryKeyPath
+  let tail: QueryKeyPath
 
-  public init(collection: QueryExpression, variable: String, predicate: QueryPredicate, tail: QueryKeyPath) {
+  init(collection: QueryExpression, variable: String, predicate: QueryPredicate, tail: QueryKeyPath) {
     self.collection = collection
     self.variable = variable
     self.predicate = predicate
@@ -83,7 +83,7 @@ public struct QuerySubquery: Sendable, Hashable {
 }
 
 /// A constant written in a query.
-public enum QueryLiteral: Sendable, Hashable {
+@usableFromInline enum QueryLiteral: Sendable, Hashable {
   /// `nil` or `NULL`: no value.
   case null
   /// `TRUE`, `FALSE`, `YES`, `NO`.
@@ -97,9 +97,9 @@ public enum QueryLiteral: Sendable, Hashable {
 }
 
 /// A key path: an optional `$variable` root, then property names and aggregate operators.
-public struct QueryKeyPath: Sendable, Hashable {
+struct QueryKeyPath: Sendable, Hashable {
   /// One step of a key path.
-  public enum Component: Sendable, Hashable {
+  enum Component: Sendable, Hashable {
     /// An attribute or relationship name.
     case property(String)
     /// `@count`, `@sum`, `@avg`, `@min`, `@max`.
@@ -109,12 +109,12 @@ public struct QueryKeyPath: Sendable, Hashable {
   }
 
   /// The `$variable` the path starts from (without the `$`); `nil` for the evaluated object.
-  public let variable: String?
-  public let components: [Component]
+  let variable: String?
+  let components: [Component]
   /// Where each component starts (UTF-8 offsets), parallel to `components`, when parsed.
   let componentOffsets: [Int]
 
-  public init(variable: String?, components: [Component]) {
+  init(variable: String?, components: [Component]) {
     self.init(variable: variable, components: components, offsets: [])
   }
 
@@ -128,17 +128,17 @@ public struct QueryKeyPath: Sendable, Hashable {
     i < componentOffsets.count ? componentOffsets[i] : nil
   }
 
-  public static func == (a: Self, b: Self) -> Bool {
+  static func == (a: Self, b: Self) -> Bool {
     a.variable == b.variable && a.components == b.components
   }
-  public func hash(into hasher: inout Hasher) {
+  func hash(into hasher: inout Hasher) {
     hasher.combine(variable)
     hasher.combine(components)
   }
 }
 
 /// The collection operators of key paths, Apple's `@count`, `@sum`, `@avg`, `@min`, `@max`.
-public enum QueryAggregate: String, Sendable, Hashable, CaseIterable {
+@usableFromInline enum QueryAggregate: String, Sendable, Hashable, CaseIterable {
   case count, sum, avg, min, max
 }
 
@@ -151,7 +151,7 @@ public enum QueryElementIndex: Sendable, Hashable {
 }
 
 /// The binary arithmetic operators.
-public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
+@usableFromInline enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
   case add = "+"
   case subtract = "-"
   case multiply = "*"
@@ -164,7 +164,7 @@ public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
 /// The functions a query can call.
 ///
 /// Names are case-insensitive in the text.
-public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
+@usableFromInline enum QueryFunction: String, Sendable, Hashable, CaseIterable {
   case uppercase, lowercase, trim, concat, coalesce, now, uuid, length, abs
   /// A string's length in UTF-16 code units (NSString's `length`), binary data's in bytes:
   /// what a key path's `.length` answers, as Foundation does.

@@ -3,7 +3,7 @@ extension QueryPredicate {
   ///
   /// - Throws: ``QueryError`` of kind `.syntax` (or `.tooDeep`) with the offset of the
   ///   token at fault and what was expected there.
-  public init(parsing text: String) throws(QueryError) {
+  init(parsing text: String) throws(QueryError) {
     var parser = try QueryParser(text, mode: .predicate)
     self = try parser.parseWholePredicate()
   }
@@ -14,7 +14,7 @@ extension QueryExpression {
   ///
   /// - Throws: ``QueryError`` of kind `.syntax` (or `.tooDeep`) with the offset of the
   ///   token at fault and what was expected there.
-  public init(parsing text: String) throws(QueryError) {
+  init(parsing text: String) throws(QueryError) {
     var parser = try QueryParser(text, mode: .expression)
     self = try parser.parseWholeExpression()
   }

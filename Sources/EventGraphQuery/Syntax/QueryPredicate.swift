@@ -7,7 +7,7 @@
 ///
 /// `description` prints a canonical form that parses back to an equal tree. Two
 /// predicates are equal when they say the same thing; source offsets take no part.
-public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
+struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
   /// The deepest tree (and the deepest nesting of parentheses, braces and calls) the
   /// parser accepts.
   ///
@@ -15,10 +15,10 @@ public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
   /// tree recursively. At this depth they need at most about 128 KB of stack in a
   /// release build and 384 KB in a debug build, so they run on any thread, even one
   /// with the 512 KB stack of a secondary thread on Darwin.
-  public static let maximumDepth = 100
+  static let maximumDepth = 100
 
   /// What the predicate is.
-  public indirect enum Kind: Sendable, Hashable {
+  indirect enum Kind: Sendable, Hashable {
     /// `TRUEPREDICATE` or `FALSEPREDICATE`.
     case constant(Bool)
     /// `NOT p`, `!p`.
@@ -31,14 +31,14 @@ public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
     case comparison(QueryComparison)
   }
 
-  public let kind: Kind
+  let kind: Kind
   /// Where the predicate starts in the text it was parsed from (UTF-8 offset).
   let sourceOffset: Int?
   /// Height of the tree: a constant is 1, a comparison of two leaves 2.
   let depth: Int
 
   /// A predicate built in code.
-  public init(_ kind: Kind) { self.init(kind, at: nil) }
+  init(_ kind: Kind) { self.init(kind, at: nil) }
 
   init(_ kind: Kind, at sourceOffset: Int?) {
     self.kind = kind
@@ -51,25 +51,25 @@ public struct QueryPredicate: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
-  public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+  static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
+  func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }
 
 /// A comparison: `left op[options] right`, with an optional quantifier on the left.
-public struct QueryComparison: Sendable, Hashable {
+struct QueryComparison: Sendable, Hashable {
   /// `ANY`, `ALL` or `NONE` over a to-many left side; `nil` for a plain comparison.
-  public let quantifier: QueryQuantifier?
-  public let left: QueryExpression
-  public let op: QueryOperator
+  let quantifier: QueryQuantifier?
+  let left: QueryExpression
+  let op: QueryOperator
   /// `[c]`, `[d]`, `[cd]`.
-  public let options: QueryStringOptions
+  let options: QueryStringOptions
   /// The right side; for `BETWEEN` a two-element ``QueryExpression/Kind/list(_:)``.
-  public let right: QueryExpression
+  let right: QueryExpression
   /// Where the operator is in the text (UTF-8 offset), for type errors.
   let operatorOffset: Int?
 
   /// A comparison built in code: `QueryComparison(.keyPath("age"), .greaterOrEqual, .literal(.integer(18)))`.
-  public init(
+  init(
     _ left: QueryExpression, _ op: QueryOperator, options: QueryStringOptions = [], _ right: QueryExpression,
     quantifier: QueryQuantifier? = nil
   ) {
@@ -88,11 +88,11 @@ public struct QueryComparison: Sendable, Hashable {
     self.operatorOffset = operatorOffset
   }
 
-  public static func == (a: Self, b: Self) -> Bool {
+  static func == (a: Self, b: Self) -> Bool {
     a.quantifier == b.quantifier && a.left == b.left && a.op == b.op && a.options == b.options
       && a.right == b.right
   }
-  public func hash(into hasher: inout Hasher) {
+  func hash(into hasher: inout Hasher) {
     hasher.combine(quantifier)
     hasher.combine(left)
     hasher.combine(op)
@@ -104,7 +104,7 @@ public struct QueryComparison: Sendable, Hashable {
 /// How a comparison with a to-many left side combines the comparisons of its elements.
 ///
 /// (`anyOf` rather than `any`, so that `.noneOf` is never read as `Optional.none`.)
-public enum QueryQuantifier: String, Sendable, Hashable, CaseIterable {
+@usableFromInline enum QueryQuantifier: String, Sendable, Hashable, CaseIterable {
   /// True when some element matches (`SOME` is a synonym); false for an empty collection.
   case anyOf = "ANY"
   /// True when every element matches; true for an empty collection.
@@ -116,7 +116,7 @@ public enum QueryQuantifier: String, Sendable, Hashable, CaseIterable {
 /// The comparison operators.
 ///
 /// The raw value is the canonical spelling.
-public enum QueryOperator: String, Sendable, Hashable, CaseIterable {
+@usableFromInline enum QueryOperator: String, Sendable, Hashable, CaseIterable {
   case equal = "=="
   case notEqual = "!="
   case less = "<"
@@ -149,14 +149,14 @@ public enum QueryOperator: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The `[c]` and `[d]` modifiers of string comparisons.
-public struct QueryStringOptions: OptionSet, Sendable, Hashable {
-  public let rawValue: UInt8
-  public init(rawValue: UInt8) { self.rawValue = rawValue }
+@usableFromInline struct QueryStringOptions: OptionSet, Sendable, Hashable {
+  @usableFromInline let rawValue: UInt8
+  @usableFromInline init(rawValue: UInt8) { self.rawValue = rawValue }
 
   /// `[c]`: compare without regard to case (full Unicode case folding: `ß` matches `SS`).
-  public static let caseInsensitive = QueryStringOptions(rawValue: 1)
+  @usableFromInline static let caseInsensitive = QueryStringOptions(rawValue: 1)
   /// `[d]`: compare without regard to diacritics (`é` matches `e`).
-  public static let diacriticInsensitive = QueryStringOptions(rawValue: 2)
+  @usableFromInline static let diacriticInsensitive = QueryStringOptions(rawValue: 2)
 
   /// `[c]`, `[d]`, `[cd]` or the empty string.
   var modifierText: String {

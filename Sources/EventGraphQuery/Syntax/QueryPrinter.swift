@@ -5,7 +5,7 @@
 /// parentheses only where precedence needs them (and around an `AND` or `OR` nested
 /// in another of the same kind, which the parser would otherwise flatten).
 extension QueryPredicate {
-  public var description: String {
+  var description: String {
     var out = ""
     QueryPrinter.print(self, into: &out)
     return out
@@ -13,7 +13,7 @@ extension QueryPredicate {
 }
 
 extension QueryExpression {
-  public var description: String {
+  var description: String {
     var out = ""
     QueryPrinter.print(self, into: &out)
     return out
@@ -21,7 +21,7 @@ extension QueryExpression {
 }
 
 extension QueryKeyPath: CustomStringConvertible {
-  public var description: String {
+  var description: String {
     var out = ""
     QueryPrinter.print(self, into: &out)
     return out

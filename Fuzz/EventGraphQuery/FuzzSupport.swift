@@ -1,5 +1,7 @@
-// Compiled into the EventGraph module by Tools/fuzz only (not a SwiftPM target): the
-// harnesses reach the module's internal decoders. See Docs/reliability.md, "Fuzzing".
+// Compiled into the EventGraphQuery module by Tools/fuzz only (not a SwiftPM target), so
+// that the query harness reaches the syntax tree; the harnesses compiled into EventGraph
+// extend `Fuzz` to reach that module's internal decoders. See Docs/reliability.md, "Fuzzing".
+import EventGraphModel
 import Foundation
 
 /// What every harness shares: the model the records, predicates and lines are read against,
@@ -7,7 +9,7 @@ import Foundation
 package enum Fuzz {
   /// A model with an attribute of every type, relationships of every kind and an
   /// abstract parent, so that the checker and the import plan meet each case.
-  static let modelText = """
+  package static let modelText = """
     {"name": "Fuzz", "version": 3, "entities": [
       {"name": "Thing", "abstract": true, "attributes": [
         {"name": "label", "type": "string", "optional": true, "indexed": true}]},
@@ -34,7 +36,7 @@ package enum Fuzz {
     ]}
     """
 
-  static let model: Model = {
+  package static let model: Model = {
     do {
       return try Model(json: Array(modelText.utf8), file: "fuzz model")
     } catch {
@@ -43,19 +45,19 @@ package enum Fuzz {
   }()
 
   /// An entity of the fuzz model, by name.
-  static func entity(_ name: String) -> Entity {
+  package static func entity(_ name: String) -> Entity {
     guard let e = model.entity(named: name) else { fatalError("the fuzz model has no entity \(name)") }
     return e
   }
 
   /// A property of the fuzz model, by entity and name.
-  static func property(_ entity: String, _ name: String) -> PropertyID {
+  package static func property(_ entity: String, _ name: String) -> PropertyID {
     guard let p = Fuzz.entity(entity).property(named: name) else { fatalError("no property \(entity).\(name)") }
     return p.id
   }
 
   /// A decimal from its text.
-  static func decimal(_ text: String) -> Decimal {
+  package static func decimal(_ text: String) -> Decimal {
     guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
       fatalError("not a decimal: \(text)")
     }
@@ -63,7 +65,7 @@ package enum Fuzz {
   }
 
   /// Traps (a finding for libFuzzer) when a law does not hold.
-  static func check(
+  package static func check(
     _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #file,
     line: UInt = #line
   ) {
@@ -72,5 +74,5 @@ package enum Fuzz {
 
   /// The input as text: valid UTF-8 as it is, anything else repaired (the parsers take
   /// `String`s; the bytes-level readers get the raw bytes).
-  static func text(_ data: UnsafeRawBufferPointer) -> String { String(decoding: data, as: UTF8.self) }
+  package static func text(_ data: UnsafeRawBufferPointer) -> String { String(decoding: data, as: UTF8.self) }
 }

@@ -1,4 +1,5 @@
-// Compiled into the EventGraph module by Tools/fuzz only. See Docs/reliability.md, "Fuzzing".
+// Compiled into the EventGraphQuery module by Tools/fuzz only. See Docs/reliability.md, "Fuzzing".
+import EventGraphModel
 import Foundation
 
 extension Fuzz {
