@@ -42,6 +42,59 @@ struct CodegenCLITests {
     #expect(first.out.contains("    var phone1: String?"))
     #expect(first.out.contains("    var phones: [Ref<PhoneBook>] = []"))
     #expect(first.out.components(separatedBy: "import EventGraph").count == 2)
+    // The active version's types by names that stay, after every version's own.
+    #expect(
+      first.out.hasSuffix(
+        "typealias AddressBook = AddressBookV2.AddressBook\ntypealias PhoneBook = AddressBookV2.PhoneBook\n"))
+    #expect(!first.out.contains("= AddressBookV1."))
+    try Self.lint(first.out, dir: dir, name: "Book")
+  }
+
+  @Test("--access public: public types, properties, initializers and names that stay, in the package's format")
+  func publicAccess() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let store = dir + "/book"
+    #expect(try makeUpcastBook(store).status == 0)
+    let r = try ToolRunner.eventtool(["codegen", store, "--access", "public"])
+    #expect(r.status == 0, "\(r.err)")
+    #expect(r.out.contains("public enum AddressBookV2 {"))
+    #expect(r.out.contains("  public struct PhoneBook: Record, Hashable, Sendable {"))
+    #expect(r.out.contains("    public var type: Int16 = 0"))
+    #expect(
+      r.out.contains("    public init(phoneNumber: String, type: Int16 = 0, addressBook: Ref<AddressBook>? = nil) {"))
+    #expect(r.out.contains("  public init(reading values: RecordValues) throws {"))
+    #expect(r.out.contains("public typealias PhoneBook = AddressBookV2.PhoneBook"))
+    #expect(!r.out.contains("\nstruct ") && !r.out.contains("  struct "))
+    try Self.lint(r.out, dir: dir, name: "PublicBook")
+    let internalOut = try ToolRunner.eventtool(["codegen", store, "--access", "internal"])
+    #expect(internalOut.out == (try ToolRunner.eventtool(["codegen", store])).out)
+  }
+
+  @Test(
+    "a default of every kind, and lines past the width, come out formatted as swift format formats them",
+    arguments: ["internal", "public"])
+  func defaultsFormatted(access: String) throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let model = Self.generated + "/../Defaults.model.json"
+    for namespace in [[], ["--namespace", "DefaultsV1"]] {
+      let r = try ToolRunner.eventtool(["codegen", model, "--access", access] + namespace)
+      #expect(r.status == 0, "\(r.err)")
+      #expect(r.out.contains("var blob: Data = Data(["))
+      try Self.lint(r.out, dir: dir, name: "Defaults\(namespace.count)")
+    }
+  }
+
+  /// Checks source text with `swift format lint --strict` and the package's configuration.
+  static func lint(_ text: String, dir: String, name: String) throws {
+    let file = dir + "/\(name).swift"
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    let configuration = URL(fileURLWithPath: examples).deletingLastPathComponent().deletingLastPathComponent().path
+    let lint = try ToolRunner.runSystem(
+      "/opt/swift/usr/bin/swift-format",
+      ["lint", "--strict", "--configuration", configuration + "/.swift-format", file])
+    #expect(lint.status == 0 && lint.err.isEmpty, "\(name): \(lint.err)")
   }
 
   @Test(
@@ -68,6 +121,7 @@ struct CodegenCLITests {
       (["codegen", "STORE-DIR", "--namespace", "X"], 2, "--namespace is for a model file"),
       (["codegen", "MODEL", "--namespace", "Not An Identifier"], 1, "'Not An Identifier' is not a Swift identifier"),
       (["codegen", "MODEL", "--out", "/no/such/dir/x.swift"], 1, "/no/such/dir/x.swift"),
+      (["codegen", "MODEL", "--access", "open"], 2, "--access takes internal or public, not 'open'"),
     ])
   func badInput(arguments: [String], status: Int32, message: String) throws {
     let dir = temporaryDirectory()

@@ -91,4 +91,44 @@ struct GeneratedRecordsTests {
     #expect(rich.allSatisfy { ($0.salary ?? 0) > 50 })
     #expect(rich.map { $0.salary ?? 0 } == rich.map { $0.salary ?? 0 }.sorted(by: >))
   }
+
+  @Test("a model default of every kind is the generated property's and the public initializer's, exactly")
+  func defaults() throws {
+    let path = Examples.root + "/Tests/GeneratedRecordsTests/Defaults.model.json"
+    let model = try Model(contentsOf: path)
+    let checkedIn = try String(
+      contentsOfFile: Examples.root + "/Tests/GeneratedRecordsTests/Generated/DefaultsV1.swift", encoding: .utf8)
+    #expect(
+      checkedIn == (try model.recordSource(namespace: "DefaultsV1", access: .public)),
+      "regenerate with: eventtool codegen \(path) --namespace DefaultsV1 --access public --out …/DefaultsV1.swift")
+    let (store, dir) = try Examples.store(model)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let home = try #require(URL(string: "https://example.com/"))
+    // One object made from the generated initializer's defaults, one left to the model's.
+    let ids = try store.write { tx in
+      (
+        try tx.insert(DefaultsV1.Settings(home: home)).id,
+        try tx.insert("Settings", ["home": .uri(home.absoluteString)])
+      )
+    }
+    let (typed, dynamic) = try #require(ids.value)
+    try store.read { s in
+      let a = try #require(try s.object(typed))
+      let b = try #require(try s.object(dynamic))
+      let settings = try #require(model.entity(named: "Settings"))
+      for attribute in settings.attributes where attribute.defaultValue != nil {
+        #expect(a[attribute.id] == attribute.defaultValue, "\(attribute.name)")
+        #expect(a[attribute.id] == b[attribute.id], "\(attribute.name)")
+      }
+    }
+    // The literals themselves, read back as the model's values.
+    let record = DefaultsV1.Settings(home: home)
+    #expect(record.title == "open \"now\"\\ tab\tline\nend é")
+    #expect(record.huge.description == "123456789012345678901234567890.125")
+    #expect(record.price == Decimal(string: "-12.50"))
+    #expect(record.badge == UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+    #expect(record.blob == Data((0..<64).map { UInt8($0) }))
+    #expect(record.since == Date(timeIntervalSince1970: 1_767_225_600.25))
+    #expect(record.large == .min && record.medium == .max && record.ratio == 0.1)
+  }
 }
