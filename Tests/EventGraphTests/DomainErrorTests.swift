@@ -67,7 +67,7 @@ struct DomainErrorTests {
     ),
     (
       .versionChanged(path: "/s", opened: 1, active: 2), .versionChanged,
-      "/s was opened at model version 1 but is now at version 2: open it again"
+      "/s was opened at model version 1 but is now at version 2: move to it with atActiveVersion() (or open the store again) and build the commit against its model"
     ),
     (
       .sequenceBeyondLog(12, last: 10), .sequenceBeyondLog,

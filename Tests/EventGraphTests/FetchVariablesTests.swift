@@ -87,9 +87,10 @@ struct FetchVariablesTests {
           == "cannot sort Company by 'employees.name': Company.employees is to-many; a sort key follows to-one relationships"
       )
     }
-    #expect(throws: StoreError.unknownProperty(entity: "Company", property: "nmae")) {
+    let misspelt = #expect(throws: StoreError.unknownProperty(entity: "Company", property: "nmae", nearest: "name")) {
       _ = try store.fetch("Employee", sortedBy: [.init("company.nmae")])
     }
+    #expect(misspelt?.description == "entity 'Company' has no property 'nmae' (did you mean 'name'?)")
     #expect(throws: StoreError.notAnAttribute(entity: "Employee", property: "company")) {
       _ = try store.fetch("Employee", sortedBy: [.init("company")])
     }

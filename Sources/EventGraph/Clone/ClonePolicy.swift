@@ -80,7 +80,7 @@ struct OverrideKeys {
         try Self.check(name, of: e, kind: kind)
       } else if !model.entities.contains(where: { Self.has(key, $0, kind) }) {
         try Self.check(key, of: scope, kind: kind)  // throws: the scope lacks it too
-        throw .unknownProperty(entity: scope.name, property: key)
+        throw .unknownProperty(scope, property: key)
       }
     }
   }
@@ -93,7 +93,7 @@ struct OverrideKeys {
   }
 
   private static func check(_ name: String, of e: Entity, kind: Kind) throws(StoreError) {
-    guard let p = e.property(named: name) else { throw .unknownProperty(entity: e.name, property: name) }
+    guard let p = e.property(named: name) else { throw .unknownProperty(e, property: name) }
     switch (kind, p.kind) {
     case (.attribute, .attribute), (.relationship, .relationship): return
     case (.attribute, .relationship): throw .notAnAttribute(entity: e.name, property: name)

@@ -78,7 +78,7 @@ extension Model {
   func attribute(_ name: String, of id: EntityID) throws(StoreError) -> Attribute {
     guard let e = entity(id) else { throw .corrupt("unknown entity id \(id.rawValue)") }
     if let a = e.attribute(named: name) { return a }
-    guard e.propertyID(named: name) != nil else { throw .unknownProperty(entity: e.name, property: name) }
+    guard e.propertyID(named: name) != nil else { throw .unknownProperty(e, property: name) }
     throw .notAnAttribute(entity: e.name, property: name)
   }
 
@@ -95,7 +95,7 @@ extension Model {
   /// The relationship `name` of an entity, or an error naming both.
   func relationship(_ name: String, of id: EntityID) throws(StoreError) -> Relationship {
     guard let e = entity(id) else { throw .corrupt("unknown entity id \(id.rawValue)") }
-    guard let p = e.property(named: name) else { throw .unknownProperty(entity: e.name, property: name) }
+    guard let p = e.property(named: name) else { throw .unknownProperty(e, property: name) }
     guard case .relationship(let r) = p.kind else { throw .notARelationship(entity: e.name, property: name) }
     return r
   }

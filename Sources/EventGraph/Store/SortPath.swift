@@ -13,7 +13,7 @@ struct SortPath {
     for name in names.dropLast() {
       guard let r = current.relationship(named: name) else {
         throw current.property(named: name) == nil
-          ? StoreError.unknownProperty(entity: current.name, property: name)
+          ? StoreError.unknownProperty(current, property: name)
           : StoreError.notARelationship(entity: current.name, property: name)
       }
       guard !r.isToMany, let next = model.entity(r.destination) else {
@@ -27,7 +27,7 @@ struct SortPath {
     let last = names.last ?? key
     guard let a = current.attribute(named: last) else {
       throw current.property(named: last) == nil
-        ? StoreError.unknownProperty(entity: current.name, property: last)
+        ? StoreError.unknownProperty(current, property: last)
         : StoreError.notAnAttribute(entity: current.name, property: last)
     }
     relationships = steps

@@ -1,4 +1,5 @@
 internal import LMDB
+internal import EventGraphText
 
 /// Why the store refused an operation: what was wrong and where.
 ///
@@ -74,8 +75,8 @@ public struct StoreError: RemediedError, Sendable, Hashable {
         "\(path) was written by a newer EventGraph (store format \(found); this version reads up to \(supported ?? 0))"
     case (.unknownEntity, .entity(let entity)): return "unknown entity '\(entity)'"
     case (.abstractEntity, .entity(let entity)): return "entity '\(entity)' is abstract and cannot be inserted"
-    case (.unknownProperty, .property(let entity, let property)):
-      return "entity '\(entity)' has no property '\(property)'"
+    case (.unknownProperty, .unknownProperty(let entity, let property, let nearest)):
+      return "entity '\(entity)' has no property '\(property)'" + (nearest.map { " (did you mean '\($0)'?)" } ?? "")
     case (.notAnAttribute, .property(let entity, let property)):
       return "\(entity).\(property) is a relationship, not an attribute"
     case (.notARelationship, .property(let entity, let property)):
@@ -105,7 +106,8 @@ public struct StoreError: RemediedError, Sendable, Hashable {
     case (.unknownModelVersion, .version(let version, _)): return "the store has no model version \(version)"
     case (.alreadyOpen, _): return "\(path) is already open in this process: share the one EventStore object"
     case (.versionChanged, .versionChanged(let opened, let active)):
-      return "\(path) was opened at model version \(opened) but is now at version \(active): open it again"
+      return
+        "\(path) was opened at model version \(opened) but is now at version \(active): move to it with atActiveVersion() (or open the store again) and build the commit against its model"
     case (.sequenceBeyondLog, .sequence(let sequence, let last)):
       return "sequence \(sequence) is beyond the end of the log (last is \(last))"
     case (.commitBeyondLog, .commit(let commit, let last)):
@@ -168,7 +170,7 @@ public struct StoreError: RemediedError, Sendable, Hashable {
   /// attributes of a uniqueness constraint are joined by commas (`club, number`).
   public var property: String? {
     switch context {
-    case .property(_, let p), .value(_, let p, _), .rule(_, let p, _, _), .link(_, let p, _),
+    case .property(_, let p), .unknownProperty(_, let p, _), .value(_, let p, _), .rule(_, let p, _, _), .link(_, let p, _),
       .destination(_, let p, _, _), .position(_, let p, _, _), .inverse(_, let p, _, _):
       return p
     case .uniqueness(_, _, let attributes, _, _): return attributes.joined(separator: ", ")
@@ -195,9 +197,12 @@ extension StoreError {
     /// An entity of the model, by name: `unknownEntity`,
     /// ``ErrorCode/abstractEntity``.
     case entity(String)
-    /// A property of an entity, by name: ``ErrorCode/unknownProperty``,
-    /// ``ErrorCode/notAnAttribute``, ``ErrorCode/notARelationship``.
+    /// A property of an entity, by name: ``ErrorCode/notAnAttribute``,
+    /// ``ErrorCode/notARelationship``.
     case property(entity: String, property: String)
+    /// A name the entity has no property of, and the entity's nearest name when one is
+    /// near enough to be a misspelling: ``ErrorCode/unknownProperty``.
+    case unknownProperty(entity: String, property: String, nearest: String?)
     /// A sort key as written and why it cannot sort: ``ErrorCode/invalidSortKey``.
     case sortKey(entity: String, key: String, problem: String)
     /// An object not found, or not alive as of a sequence: ``ErrorCode/noSuchObject``,
@@ -337,8 +342,14 @@ extension StoreError {
 
   static func abstractEntity(_ entity: String) -> Self { .init(.abstractEntity, .entity(entity)) }
 
-  static func unknownProperty(entity: String, property: String) -> Self {
-    .init(.unknownProperty, .property(entity: entity, property: property))
+  static func unknownProperty(entity: String, property: String, nearest: String? = nil) -> Self {
+    .init(.unknownProperty, .unknownProperty(entity: entity, property: property, nearest: nearest))
+  }
+
+  /// A name `e` has no property of, with the nearest name it has, if one is near.
+  static func unknownProperty(_ e: Entity, property: String) -> Self {
+    unknownProperty(
+      entity: e.name, property: property, nearest: Spelling.nearest(to: property, among: e.properties.map(\.name)))
   }
 
   static func notAnAttribute(entity: String, property: String) -> Self {
