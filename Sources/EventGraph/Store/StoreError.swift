@@ -1,5 +1,5 @@
-internal import LMDB
 internal import EventGraphText
+internal import LMDB
 
 /// Why the store refused an operation: what was wrong and where.
 ///
@@ -170,7 +170,8 @@ public struct StoreError: RemediedError, Sendable, Hashable {
   /// attributes of a uniqueness constraint are joined by commas (`club, number`).
   public var property: String? {
     switch context {
-    case .property(_, let p), .unknownProperty(_, let p, _), .value(_, let p, _), .rule(_, let p, _, _), .link(_, let p, _),
+    case .property(_, let p), .unknownProperty(_, let p, _), .value(_, let p, _), .rule(_, let p, _, _),
+      .link(_, let p, _),
       .destination(_, let p, _, _), .position(_, let p, _, _), .inverse(_, let p, _, _):
       return p
     case .uniqueness(_, _, let attributes, _, _): return attributes.joined(separator: ", ")
