@@ -46,7 +46,7 @@ extension EventStore {
   /// is read and written in the same write transaction, so it cannot change in between.
   ///
   /// - Parameters:
-  ///   - root: the object to copy.
+  ///   - reference: the object to copy (an `ObjectID`, a `Ref` or a `Stored` record).
   ///   - policy: copy policies by `"Entity.relationship"` (that entity and its
   ///     sub-entities) or bare `"relationship"` (every entity that has it), over the
   ///     model's defaults; the nearest qualified key wins.
@@ -72,7 +72,7 @@ extension EventStore {
   ///   override throws.
   @discardableResult
   public func clone(
-    root: ObjectID,
+    root reference: some ObjectReference,
     policy: [String: CopyPolicy] = [:],
     asOf: UInt64? = nil,
     into target: EventStore? = nil,
@@ -80,6 +80,7 @@ extension EventStore {
     metadata: CommitMetadata = .init(),
     progress: @escaping (Int) -> Void = { _ in }
   ) throws -> CloneResult {
+    let root = reference.objectID
     var meta = metadata
     meta.clonedFrom = root
     let time = Date()

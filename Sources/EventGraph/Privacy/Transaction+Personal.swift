@@ -151,8 +151,9 @@ extension Transaction {
   ///   ``ErrorCode/notASubject`` for an object whose personal data belongs to
   ///   another (named when it can be found).
   @discardableResult
-  public func erase(_ subject: ObjectID, reason: String? = nil) throws -> Bool {
+  public func erase(_ object: some ObjectReference, reason: String? = nil) throws -> Bool {
     try checkOpen()
+    let subject = object.objectID
     guard let entityID = try entityID(of: subject), let entity = model.entity(entityID) else {
       throw StoreError.noSuchObject(objectName(subject))
     }
@@ -190,9 +191,9 @@ extension Transaction {
   }
 
   /// Whether `subject` was erased, as of this transaction.
-  public func isErased(_ subject: ObjectID) throws -> Bool {
+  public func isErased(_ object: some ObjectReference) throws -> Bool {
     try checkOpen()
-    return try batch.dbs.keyring?.entry(subject, in: batch.handle)?.erased ?? false
+    return try batch.dbs.keyring?.entry(object.objectID, in: batch.handle)?.erased ?? false
   }
 }
 

@@ -8,6 +8,30 @@ extension Snapshot {
     try record(R.self, id.id)
   }
 
+  /// The record of an object as a commit left it: after event `sequence`, the last event
+  /// of a commit (``CommitInfo/lastSequence``, ``lastSequence(ofCommit:)``), rebuilt from the
+  /// object's own history as ``object(_:asOf:)`` rebuilds it, with its version then (the
+  /// first sequence of the last commit up to `sequence` that touched it); `nil` when it did
+  /// not exist then or was not of the record's entity.
+  ///
+  /// ```swift
+  /// let before = try snapshot.record(order, asOf: commit.firstSequence - 1)
+  /// ```
+  ///
+  /// - Throws: ``ErrorCode/sequenceInsideCommit`` for an event inside a commit (a state
+  ///   no commit left, where a required value may not be set yet),
+  ///   ``ErrorCode/sequenceBeyondLog`` past the log's end; ``RecordError`` as ``record(_:)``
+  ///   does (a value the record cannot hold).
+  public func record<R: Record>(_ id: Ref<R>, asOf sequence: UInt64) throws -> Stored<R>? {
+    _ = try commitEnd(at: sequence)
+    let schema = try RecordSchema.of(R.self, in: model)
+    guard let past = try object(id, asOf: sequence), model.isKind(past.state.entity, of: schema.entity.id) else {
+      return nil
+    }
+    let version = try history(of: id).last { $0 <= sequence } ?? 0
+    return try Self.decodeRecord(past.state, schema: schema, version: version) { _, r in past.relationships[r] ?? [] }
+  }
+
   /// ``record(_:)`` by an untyped identity.
   public func record<R: Record>(_ type: R.Type, _ id: ObjectID) throws -> Stored<R>? {
     try readRecord(id, as: R.self) { try version(of: $0) }

@@ -61,16 +61,16 @@ extension Snapshot {
   ///
   /// It is 0 when no commit did. State it in ``Expectation/object(_:version:)`` to commit
   /// only if nobody changed the object since this snapshot.
-  public func version(of id: ObjectID) throws -> UInt64 {
+  public func version(of object: some ObjectReference) throws -> UInt64 {
     guard isOpen else { throw StoreError.transactionEnded }
-    return try reader.version(of: id)
+    return try reader.version(of: object.objectID)
   }
 }
 
 extension Transaction {
   /// The object's version as this transaction sees it (see ``Snapshot/version(of:)``).
-  public func version(of id: ObjectID) throws -> UInt64 {
+  public func version(of object: some ObjectReference) throws -> UInt64 {
     guard isOpen else { throw StoreError.transactionEnded }
-    return try projector.reader.version(of: id)
+    return try projector.reader.version(of: object.objectID)
   }
 }

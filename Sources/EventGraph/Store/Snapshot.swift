@@ -61,9 +61,9 @@ public final class Snapshot: GraphReading {
   }
 
   /// The first sequences of the commits that touched an object, oldest first.
-  public func history(of id: ObjectID) throws -> [UInt64] {
+  public func history(of object: some ObjectReference) throws -> [UInt64] {
     try checkOpen()
-    return try reader.history(id)
+    return try reader.history(object.objectID)
   }
 
   /// The object as it was after event `sequence`: its values and relationships, rebuilt
@@ -73,8 +73,9 @@ public final class Snapshot: GraphReading {
   ///
   /// - Throws: ``ErrorCode/sequenceBeyondLog`` when `sequence` lies after the log's last
   ///   event: what an object will be then is not known, and `nil` would say it will not exist.
-  public func object(_ id: ObjectID, asOf sequence: UInt64) throws -> ObjectVersion? {
+  public func object(_ object: some ObjectReference, asOf sequence: UInt64) throws -> ObjectVersion? {
     try checkOpen()
+    let id = object.objectID
     let end = try reader.logEnd().sequence
     guard sequence <= end else { throw StoreError.sequenceBeyondLog(sequence, last: end) }
     guard var version = try ObjectVersion.rebuild(id, asOf: sequence, reader: reader) else { return nil }

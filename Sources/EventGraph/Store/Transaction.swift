@@ -425,10 +425,10 @@ public final class Transaction: GraphReading {
   /// `noAction` remove the links.
   ///
   /// Every effect is an event of this commit.
-  public func delete(_ id: ObjectID) throws {
+  public func delete(_ object: some ObjectReference) throws {
     try checkOpen()
     var deleting: Set<ObjectID> = []
-    try delete(id, deleting: &deleting)
+    try delete(object.objectID, deleting: &deleting)
   }
 
   private func delete(_ id: ObjectID, deleting: inout Set<ObjectID>) throws {
