@@ -104,6 +104,11 @@ do {
     try ServiceBenchmark.run(commits: quick ? 1_000 : 4_000, latencyCommits: quick ? 200 : 1_000, table: &t)
     tables.append(t)
   }
+  if wants("metrics") {
+    var t = BenchmarkTable(title: "Metrics: a scrape's cost (issue 28)")
+    try await MetricsBenchmark.run(calls: quick ? 2_000 : 10_000, table: &t)
+    tables.append(t)
+  }
   if wants("ordered") {
     var t = BenchmarkTable(title: "Ordered relationships (issue 19)")
     try OrderedBenchmark.run(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs a built executable of this package (next to the test bundle) as a user would.
@@ -10,11 +11,7 @@ enum ToolRunner {
     return url
   }()
 
-  struct Result {
-    var status: Int32
-    var out: String
-    var err: String
-  }
+  typealias Result = ProgramResult
 
   /// Runs `eventtool` with `arguments`, feeding `input` to its standard input.
   static func eventtool(_ arguments: [String], input: String? = nil) throws -> Result {
@@ -33,26 +30,7 @@ enum ToolRunner {
   static func run(
     at url: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil
   ) throws -> Result {
-    let process = Process()
-    process.executableURL = url
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let out = Pipe()
-    let err = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    // Read both pipes before waiting, so a full pipe cannot block the child.
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-      err: String(decoding: errData, as: UTF8.self))
+    try runProgram(at: url, arguments, input: input, environment: environment)
   }
 }
 

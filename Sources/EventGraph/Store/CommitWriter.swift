@@ -29,13 +29,20 @@ final class CommitWriter: Sendable {
   /// Fixed at creation and held strongly: the observer refers to neither this writer nor
   /// the service, so no cycle needs breaking, and no commit pays for a lock or a weak load.
   let observer: (any CommitObserver)?
+  /// What this writer's transactions are counted in (``EventStore/metrics()``); `nil` for
+  /// a writer of a replay or a scratch store, which nobody monitors.
+  let metrics: CommitMetrics?
 
-  init(env: Environment, dbs: StoreDatabases, model: Model, path: String, observer: (any CommitObserver)? = nil) {
+  init(
+    env: Environment, dbs: StoreDatabases, model: Model, path: String, observer: (any CommitObserver)? = nil,
+    metrics: CommitMetrics? = nil
+  ) {
     self.env = env
     self.dbs = dbs
     self.model = model
     self.path = path
     self.observer = observer
+    self.metrics = metrics
   }
 
   /// Runs `body` in one write transaction and commits it.
@@ -56,6 +63,7 @@ final class CommitWriter: Sendable {
     var reruns = 0
     while true {
       try env.growIfNearlyFull()
+      let started = metrics == nil ? nil : ContinuousClock.now
       let txn = WriteHandle(try env.beginWrite())
       do {
         let batch = CommitBatch(handle: txn, dbs: dbs, model: model, path: path)
@@ -70,7 +78,14 @@ final class CommitWriter: Sendable {
         // A subject's new key reaches the disk before the first commit sealed with it, and
         // an erased one is overwritten as soon as the erasure is committed.
         try dbs.keyring?.syncIfNeeded()
+        let committing = started == nil ? nil : ContinuousClock.now
         try txn.commit()
+        if let metrics, let started, let committing, batch.appendedCommits > 0 {
+          let now = ContinuousClock.now
+          metrics.record(
+            total: Self.seconds(now - started), lmdbCommit: Self.seconds(now - committing),
+            commits: batch.appendedCommits, events: batch.appendedEvents)
+        }
         if batch.erased { try dbs.keyring?.finishErasures(env) }
         if let last = batch.appendedThrough { batch.observer?.committed(through: last) }
         return result
@@ -79,6 +94,10 @@ final class CommitWriter: Sendable {
         reruns += 1
       }
     }
+  }
+
+  private static func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
   }
 }
 
@@ -128,6 +147,9 @@ final class CommitBatch {
   fileprivate(set) var observer: (any CommitObserver)?
   /// The last sequence of the last commit this batch appended, `nil` until one is.
   var appendedThrough: UInt64?
+  /// How many commits, and events, this batch appended (for ``CommitMetrics``).
+  var appendedCommits = 0
+  var appendedEvents = 0
 
   init(handle: WriteHandle, dbs: StoreDatabases, model: Model, path: String) {
     self.handle = handle
@@ -289,6 +311,8 @@ final class CommitBatch {
     try projector.flush(commitSequence: commit.firstSequence)
     logEnd = LogEnd(commit: commit.number, sequence: lastSequence)
     appendedThrough = lastSequence
+    appendedCommits += 1
+    appendedEvents += Int(lastSequence - commit.firstSequence + 1)
     let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(commit.time)) / 1000)
     return CommitInfo(
       number: commit.number, firstSequence: commit.firstSequence, lastSequence: lastSequence, time: time)
@@ -316,6 +340,8 @@ final class CommitBatch {
       logEnd = inner.logEnd
       nextObject = inner.nextObject
       appendedThrough = inner.appendedThrough ?? appendedThrough
+      appendedCommits += inner.appendedCommits
+      appendedEvents += inner.appendedEvents
       return result
     }
   }

@@ -281,6 +281,8 @@ extension CommitBatch {
     try handle.put(dbs.log, key: StoreKey.sequence(header.firstSequence), value: bytes, flags: .append)
     logEnd = LogEnd(commit: header.number, sequence: last)
     appendedThrough = last
+    appendedCommits += 1
+    appendedEvents += Int(last - header.firstSequence + 1)
     let time = Date(timeIntervalSince1970: Double(CommitCodec.milliseconds(header.time)) / 1000)
     let info = CommitInfo(number: header.number, firstSequence: header.firstSequence, lastSequence: last, time: time)
     try observer?.appended(info, of: nil, in: self)

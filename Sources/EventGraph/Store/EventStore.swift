@@ -268,7 +268,8 @@ public final class EventStore: Sendable {
     self.storeID = id
     self.predecessor = nil
     let followers = CommitFollowers(env: env, dbs: dbs, model: model, path: path)
-    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path, observer: followers)
+    let commits = CommitWriter(
+      env: env, dbs: dbs, model: model, path: path, observer: followers, metrics: CommitMetrics())
     self.commits = commits
     self.service = StoreService(commits: commits, followers: followers, readOnly: options.readOnly)
   }
@@ -287,7 +288,8 @@ public final class EventStore: Sendable {
     self.storeID = predecessor.storeID
     self.registryKey = predecessor.registryKey
     let followers = CommitFollowers(env: env, dbs: dbs, model: model, path: path)
-    let commits = CommitWriter(env: env, dbs: dbs, model: model, path: path, observer: followers)
+    let commits = CommitWriter(
+      env: env, dbs: dbs, model: model, path: path, observer: followers, metrics: predecessor.commits.metrics)
     self.commits = commits
     self.service = StoreService(commits: commits, followers: followers, readOnly: options.readOnly)
     acknowledger.withLock { $0 = predecessor.acknowledger.withLock { $0 } }

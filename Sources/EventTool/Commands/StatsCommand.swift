@@ -11,12 +11,20 @@ struct StatsCommand: ToolCommand {
     options: [
       OptionSpec("json", help: "Print the figures as JSON."),
       OptionSpec(
+        "prometheus",
+        help:
+          "Print the store's metrics in Prometheus' text format (for node_exporter's textfile collector): the log's end, the map, the readers, each consumer's lag, and with --nats the replication lag."
+      ),
+      OptionSpec(
         "nats", valueName: "URLS",
         help:
           "Ask the replication stream how far behind the store is (a replica's messages, a primary's unshipped commits)."
       ),
     ] + ReplicationOptions.security,
-    examples: ["eventtool stats book.store", "eventtool stats book.store --json"])
+    examples: [
+      "eventtool stats book.store", "eventtool stats book.store --json",
+      "eventtool stats book.store --prometheus > /var/lib/node_exporter/book.prom",
+    ])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let store = try openStore(try a.required("STORE"))
@@ -26,6 +34,19 @@ struct StatsCommand: ToolCommand {
     let lag =
       try a.value("nats") == nil
       ? nil : ReplicationStatus.read(store, jetStream: try ReplicationOptions.connect(a, name: "eventtool stats"))
+    if a.flag("prometheus") {
+      guard !a.flag("json") else { throw ToolError.usage("--prometheus and --json are two formats: give one") }
+      var text = try store.metrics().prometheusText(includingProcess: false)
+      if let lag {
+        text += "# HELP eventgraph_replication_messages_behind Stream messages a replica has not applied.\n"
+        text += "# TYPE eventgraph_replication_messages_behind gauge\n"
+        text += "eventgraph_replication_messages_behind \(lag.messagesBehind ?? 0)\n"
+        text += "# HELP eventgraph_replication_unshipped_commits Commits of a primary not in the stream.\n"
+        text += "# TYPE eventgraph_replication_unshipped_commits gauge\n"
+        text += "eventgraph_replication_unshipped_commits \(lag.unshippedCommits ?? 0)\n"
+      }
+      return io.writeOut(text)
+    }
     if a.flag("json") {
       io.print(
         JSON.object([

@@ -1,0 +1,204 @@
+import Foundation
+
+/// A snapshot of what a store is doing, for a service's monitoring: ``EventStore/metrics()``.
+///
+/// Two kinds of figure. The *process's own* — the commit writer's histograms and counters —
+/// count the write transactions this process's handle committed since it opened the store
+/// (another process writing the same store counts its own). The *store's* — the log's end,
+/// the map, the readers, the consumers' lag — are read from the store and are the same
+/// from every process.
+///
+/// ``prometheusText()`` renders it in Prometheus' text exposition format, for a service
+/// to serve on its HTTP endpoint (or `eventtool stats STORE --prometheus` for node
+/// exporter's textfile collector); rates (commits a second) are Prometheus' to compute
+/// from the counters, as `rate(eventgraph_commits_total[1m])`.
+public struct StoreMetrics: Sendable {
+  /// A histogram as Prometheus reads one: cumulative counts per upper bound.
+  public struct Histogram: Sendable, Hashable {
+    /// The buckets' upper bounds, ascending (`le`); the last bucket, `+Inf`, is ``count``.
+    public let upperBounds: [Double]
+    /// How many observations were at most each bound.
+    public let cumulativeCounts: [UInt64]
+    /// How many observations there were.
+    public let count: UInt64
+    /// Their sum.
+    public let sum: Double
+  }
+
+  /// The duration of each write transaction of commits, from its start to its commit
+  /// (seconds); group commit puts several callers' commits in one.
+  public let transactionDuration: Histogram
+  /// The part of it that LMDB's commit took: writing the pages and, for a durable store,
+  /// flushing them to the disk (seconds).
+  public let lmdbCommitDuration: Histogram
+  /// How many commits each write transaction held.
+  public let commitsPerTransaction: Histogram
+  /// The commits this process appended.
+  public let commitsAppended: UInt64
+  /// The events of those commits.
+  public let eventsAppended: UInt64
+  /// The log's last commit number and its last event's sequence (every process's commits).
+  public let logCommits: UInt64
+  /// The log's last event's sequence.
+  public let logEvents: UInt64
+  /// The map's size, the bytes in use in it, and the file's size.
+  public let mapSize: Int
+  /// The bytes of the map in use (pages up to the last one written).
+  public let usedSize: Int
+  /// The data file's size on the disk.
+  public let fileSize: Int
+  /// LMDB's reader slots in use (every process's), and how many there are.
+  public let readers: Int
+  /// How many reader slots the store has.
+  public let maxReaders: Int
+  /// Each durable consumer's and projection's lag: events of the log after its position
+  /// (a consumer is known to the store from its first acknowledgement).
+  public let consumerLag: [(name: String, events: UInt64)]
+
+  /// The metrics in Prometheus' text exposition format (version 0.0.4): each family with
+  /// its `# HELP` and `# TYPE`, names after Prometheus' conventions
+  /// (`eventgraph_commit_transaction_duration_seconds_bucket`, `eventgraph_commits_total`).
+  ///
+  /// - Parameter includingProcess: whether to write this process's own histograms and
+  ///   counters too; a program that only looks at a store (`eventtool stats`) leaves them
+  ///   out, as it made no commits to count.
+  public func prometheusText(includingProcess: Bool = true) -> String {
+    var out = ""
+    func family(_ name: String, _ type: String, _ help: String) {
+      out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+    func sample(_ name: String, _ labels: String = "", _ value: String) {
+      out += name + (labels.isEmpty ? "" : "{\(labels)}") + " " + value + "\n"
+    }
+    func histogram(_ name: String, _ help: String, _ h: Histogram) {
+      family(name, "histogram", help)
+      for (bound, count) in zip(h.upperBounds, h.cumulativeCounts) {
+        sample(name + "_bucket", "le=\"\(Self.number(bound))\"", "\(count)")
+      }
+      sample(name + "_bucket", "le=\"+Inf\"", "\(h.count)")
+      sample(name + "_sum", "", Self.number(h.sum))
+      sample(name + "_count", "", "\(h.count)")
+    }
+    if includingProcess { processFamilies(histogram, family, sample) }
+    family("eventgraph_log_commits", "gauge", "The log's last commit number, every process's commits.")
+    sample("eventgraph_log_commits", "", "\(logCommits)")
+    family("eventgraph_log_events", "gauge", "The log's last event sequence.")
+    sample("eventgraph_log_events", "", "\(logEvents)")
+    family("eventgraph_map_size_bytes", "gauge", "The size of the store's memory map.")
+    sample("eventgraph_map_size_bytes", "", "\(mapSize)")
+    family("eventgraph_map_used_bytes", "gauge", "The bytes of the map in use.")
+    sample("eventgraph_map_used_bytes", "", "\(usedSize)")
+    family("eventgraph_file_size_bytes", "gauge", "The size of the store's data file.")
+    sample("eventgraph_file_size_bytes", "", "\(fileSize)")
+    family("eventgraph_readers", "gauge", "LMDB reader slots in use, every process's.")
+    sample("eventgraph_readers", "", "\(readers)")
+    family("eventgraph_readers_max", "gauge", "LMDB reader slots of the store.")
+    sample("eventgraph_readers_max", "", "\(maxReaders)")
+    family("eventgraph_consumer_lag_events", "gauge", "Events of the log after a durable consumer's position.")
+    for (name, lag) in consumerLag {
+      sample("eventgraph_consumer_lag_events", "consumer=\"\(Self.label(name))\"", "\(lag)")
+    }
+    return out
+  }
+
+  /// This process's own families: the commit writer's histograms and counters.
+  private func processFamilies(
+    _ histogram: (String, String, Histogram) -> Void, _ family: (String, String, String) -> Void,
+    _ sample: (String, String, String) -> Void
+  ) {
+    histogram(
+      "eventgraph_commit_transaction_duration_seconds",
+      "Duration of this process's write transactions of commits, from start to commit.", transactionDuration)
+    histogram(
+      "eventgraph_lmdb_commit_duration_seconds",
+      "Duration of LMDB's commit of those transactions: page writes and, when durable, the flush.",
+      lmdbCommitDuration)
+    histogram(
+      "eventgraph_commits_per_transaction", "Commits in each of this process's write transactions (group commit).",
+      commitsPerTransaction)
+    family("eventgraph_commits_total", "counter", "Commits this process appended to the log.")
+    sample("eventgraph_commits_total", "", "\(commitsAppended)")
+    family("eventgraph_events_total", "counter", "Events of the commits this process appended.")
+    sample("eventgraph_events_total", "", "\(eventsAppended)")
+  }
+
+  /// A number as the exposition format writes one (Go's float formatting: `1e-05`, `0.25`, `10`).
+  static func number(_ d: Double) -> String {
+    if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+    return "\(d)"
+  }
+
+  /// A label value with backslash, quote and line feed escaped, as the format requires.
+  static func label(_ s: String) -> String {
+    s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      .replacingOccurrences(of: "\n", with: "\\n")
+  }
+}
+
+/// Whether a store is fit to serve: ``EventStore/health(maxConsumerLag:)``.
+public struct StoreHealth: Sendable, Hashable {
+  /// One thing looked at, and what was found.
+  public struct Check: Sendable, Hashable {
+    /// What was looked at: `writer`, `consumer:NAME`, `projection:NAME`.
+    public let name: String
+    /// Whether it is as it should be.
+    public let isHealthy: Bool
+    /// What was found, in words (the reason when not healthy).
+    public let detail: String
+  }
+
+  /// Every check, the writer's first.
+  public let checks: [Check]
+
+  /// Whether every check is healthy.
+  public var isHealthy: Bool { checks.allSatisfy(\.isHealthy) }
+
+  /// The checks that are not healthy.
+  public var problems: [Check] { checks.filter { !$0.isHealthy } }
+}
+
+extension EventStore {
+  /// What the store is doing now: the commit writer's histograms and counters of this
+  /// process, and the store's log end, map, readers and consumers' lag.
+  ///
+  /// A few reads of the store (its environment's information and one read transaction
+  /// over the consumers' positions): cheap enough to serve on every scrape.
+  public func metrics() throws -> StoreMetrics {
+    let own = (commits.metrics ?? CommitMetrics()).read()
+    let info = env.info
+    let (end, positions) = try read { s in (try s.logEnd(), try consumerPositions()) }
+    let file = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
+    return StoreMetrics(
+      transactionDuration: own.transaction, lmdbCommitDuration: own.lmdbCommit, commitsPerTransaction: own.batch,
+      commitsAppended: own.commits, eventsAppended: own.events, logCommits: end.commit, logEvents: end.sequence,
+      mapSize: info.mapSize, usedSize: info.usedSize, fileSize: file, readers: info.readersUsed,
+      maxReaders: info.maxReaders,
+      consumerLag: positions.map { ($0.name, end.sequence > $0.position ? end.sequence - $0.position : 0) })
+  }
+
+  /// Whether the store can take commits and its consumers keep up.
+  ///
+  /// - The writer: the store is open for writing and is not a replica or a fenced former
+  ///   primary (whose writes are refused).
+  /// - Each durable consumer and projection: at most `maxConsumerLag` events behind the
+  ///   log's end.
+  public func health(maxConsumerLag: UInt64 = 10_000) throws -> StoreHealth {
+    var checks: [StoreHealth.Check] = []
+    let role = try replicationRole()
+    if options.readOnly {
+      checks.append(.init(name: "writer", isHealthy: false, detail: "the store is open read-only"))
+    } else if let role, role.kind != .primary {
+      checks.append(.init(name: "writer", isHealthy: false, detail: "the store is \(role): its writes are refused"))
+    } else {
+      checks.append(.init(name: "writer", isHealthy: true, detail: "open for writing"))
+    }
+    for (name, lag) in try metrics().consumerLag {
+      let ok = lag <= maxConsumerLag
+      checks.append(
+        .init(
+          name: name.hasPrefix("projection:") ? name : "consumer:" + name, isHealthy: ok,
+          detail: ok ? "\(lag) events behind" : "\(lag) events behind the log's end (at most \(maxConsumerLag))"))
+    }
+    return StoreHealth(checks: checks)
+  }
+}
