@@ -39,6 +39,8 @@ public protocol Projection: Sendable {
 public struct ProjectionStorage {
   let txn: WriteHandle
   let db: Database
+  /// The store's databases at the projection's version (to name a commit's objects).
+  let dbs: StoreDatabases
   /// The model the commits are written in (names of entities and properties).
   public let model: Model
 

@@ -35,7 +35,7 @@ enum ProjectionRunner {
     throws -> (commits: Int, events: Int, atEnd: Bool)
   {
     let reader = GraphReader(txn: txn, dbs: dbs, model: model)
-    let storage = ProjectionStorage(txn: txn, db: p.db, model: model)
+    let storage = ProjectionStorage(txn: txn, db: p.db, dbs: dbs, model: model)
     var position = try StoreService.position(p.positionKey, in: p.consumers, txn)
     var commits = 0
     var events = 0
@@ -87,7 +87,7 @@ final class ProjectionRegistry: Sendable {
       let position = try StoreService.position(p.positionKey, in: p.consumers, txn)
       if position >= info.lastSequence { continue }
       if let commit, position + 1 == info.firstSequence {
-        try p.projection.apply(commit, to: ProjectionStorage(txn: txn, db: p.db, model: batch.model))
+        try p.projection.apply(commit, to: ProjectionStorage(txn: txn, db: p.db, dbs: batch.dbs, model: batch.model))
         try txn.put(p.consumers, key: p.positionKey, value: BigEndianKey(info.lastSequence))
       } else {
         try ProjectionRunner.catchUp(

@@ -38,9 +38,14 @@ final class CommitMetrics: Sendable {
     }
 
     mutating func observe(_ value: Double) {
-      var i = 0
-      while i < bounds.count && value > bounds[i] { i += 1 }
-      buckets[i] += 1
+      // The first bound at or above the value: a binary search of the sorted bounds.
+      var low = 0
+      var high = bounds.count
+      while low < high {
+        let mid = (low + high) / 2
+        if value > bounds[mid] { low = mid + 1 } else { high = mid }
+      }
+      buckets[low] += 1
       sum += value
       count += 1
     }
@@ -58,12 +63,19 @@ final class CommitMetrics: Sendable {
 
   private let state = Locked(State())
 
+  /// The monotonic clock in nanoseconds: two of them apart are a duration.
+  static func now() -> UInt64 {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
+  }
+
   /// Counts one committed write transaction that appended `commits` commits of `events`
-  /// events, `total` seconds from its start, `lmdbCommit` of them in LMDB's commit.
-  func record(total: Double, lmdbCommit: Double, commits: Int, events: Int) {
+  /// events, `total` nanoseconds from its start, `lmdbCommit` of them in LMDB's commit.
+  func record(total: UInt64, lmdbCommit: UInt64, commits: Int, events: Int) {
     state.withLock { s in
-      s.transaction.observe(total)
-      s.lmdbCommit.observe(lmdbCommit)
+      s.transaction.observe(Double(total) / 1e9)
+      s.lmdbCommit.observe(Double(lmdbCommit) / 1e9)
       s.batch.observe(Double(commits))
       s.commits += UInt64(commits)
       s.events += UInt64(events)

@@ -63,7 +63,7 @@ final class CommitWriter: Sendable {
     var reruns = 0
     while true {
       try env.growIfNearlyFull()
-      let started = metrics == nil ? nil : ContinuousClock.now
+      let started = metrics == nil ? 0 : CommitMetrics.now()
       let txn = WriteHandle(try env.beginWrite())
       do {
         let batch = CommitBatch(handle: txn, dbs: dbs, model: model, path: path)
@@ -78,13 +78,13 @@ final class CommitWriter: Sendable {
         // A subject's new key reaches the disk before the first commit sealed with it, and
         // an erased one is overwritten as soon as the erasure is committed.
         try dbs.keyring?.syncIfNeeded()
-        let committing = started == nil ? nil : ContinuousClock.now
+        let committing = metrics == nil ? 0 : CommitMetrics.now()
         try txn.commit()
-        if let metrics, let started, let committing, batch.appendedCommits > 0 {
-          let now = ContinuousClock.now
+        if let metrics, batch.appendedCommits > 0 {
+          let now = CommitMetrics.now()
           metrics.record(
-            total: Self.seconds(now - started), lmdbCommit: Self.seconds(now - committing),
-            commits: batch.appendedCommits, events: batch.appendedEvents)
+            total: now &- started, lmdbCommit: now &- committing, commits: batch.appendedCommits,
+            events: batch.appendedEvents)
         }
         if batch.erased { try dbs.keyring?.finishErasures(env) }
         if let last = batch.appendedThrough { batch.observer?.committed(through: last) }
@@ -94,10 +94,6 @@ final class CommitWriter: Sendable {
         reruns += 1
       }
     }
-  }
-
-  private static func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
   }
 }
 

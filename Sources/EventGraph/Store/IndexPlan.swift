@@ -23,25 +23,37 @@ struct IndexPlan {
   static func choose(
     _ p: CompiledPredicate, entity: Entity, variables: [String: Value] = [:], blind: BlindHashing? = nil
   ) -> [IndexPlan]? {
-    p.indexCondition(in: entity, variables: variables).flatMap { choose($0, blind: blind) }
+    p.indexCondition(in: entity, variables: variables).flatMap { choose($0, entity, blind: blind) }
   }
 
-  private static func choose(_ condition: IndexCondition, blind: BlindHashing?) -> [IndexPlan]? {
+  private static func choose(_ condition: IndexCondition, _ entity: Entity, blind: BlindHashing?) -> [IndexPlan]? {
     switch condition {
-    case .ranges(let a, let ranges): return plan(a, ranges, blind).map { [$0] }
-    case .prefix(let a, let p):
+    case .range(let id, let range):
+      guard let a = entity.attribute(id) else { return nil }
+      return plan(a, range, blind).map { [$0] }
+    case .points(let id, let points):
+      guard let a = entity.attribute(id), let keys = keys(a, blind) else { return nil }
+      return [
+        IndexPlan(
+          attribute: a,
+          ranges: points.map { v in
+            let k = keys(v); return (k, k)
+          })
+      ]
+    case .prefix(let id, let p):
+      guard let a = entity.attribute(id) else { return nil }
       // Every string with the prefix: its key starts with the prefix's bytes (in normal form
       // C, as the index holds strings), which no content byte of 0xFF can follow.
       guard a.isIndexed, !a.isPersonal else { return nil }
       let low = IndexKey.prefixBytes(p)
       return [IndexPlan(attribute: a, ranges: [(low, low + [0xFF])])]
     case .and(let clauses):
-      let plans = clauses.compactMap { choose($0, blind: blind) }
+      let plans = clauses.compactMap { choose($0, entity, blind: blind) }
       return plans.min { rank($0) < rank($1) }
     case .or(let clauses):
       var union: [IndexPlan] = []
       for clause in clauses {
-        guard let plans = choose(clause, blind: blind) else { return nil }
+        guard let plans = choose(clause, entity, blind: blind) else { return nil }
         union += plans
       }
       return union.isEmpty ? nil : union
@@ -57,19 +69,27 @@ struct IndexPlan {
   /// The blind hash of a plain value of a personal attribute.
   typealias BlindHashing = (Value) -> [UInt8]
 
-  private static func plan(_ a: Attribute, _ ranges: [IndexRange], _ blind: BlindHashing?) -> IndexPlan? {
+  /// How values of `a` are encoded as its index's keys, or `nil` when its index cannot
+  /// serve points: not indexed, or personal without the store's key.
+  private static func keys(_ a: Attribute, _ blind: BlindHashing?) -> ((Value) -> [UInt8])? {
     guard a.isIndexed else { return nil }
-    if a.isPersonal {
-      // A blind hash keeps equality only: points, through the store's key.
-      guard blind != nil, ranges.allSatisfy(\.isPoint) else { return nil }
+    guard a.isPersonal else { return { IndexKey.encode($0) } }
+    // A blind hash keeps equality only: points, through the store's key.
+    guard let blind else { return nil }
+    return { v in
+      IndexKey.encode(.sealed(SealedValue(type: a.type, subject: ObjectID(0), blindHash: blind(v), ciphertext: [])))
     }
-    func key(_ v: Value?) -> [UInt8]? {
-      guard let v else { return nil }
-      guard a.isPersonal, let blind else { return IndexKey.encode(v) }
-      return IndexKey.encode(
-        .sealed(SealedValue(type: a.type, subject: ObjectID(0), blindHash: blind(v), ciphertext: [])))
+  }
+
+  private static func plan(_ a: Attribute, _ range: IndexRange, _ blind: BlindHashing?) -> IndexPlan? {
+    if a.isPersonal, !range.isPoint { return nil }
+    guard let key = keys(a, blind) else { return nil }
+    if range.isPoint, let v = range.low {
+      // A point's two bounds are one key, encoded once.
+      let k = key(v)
+      return IndexPlan(attribute: a, ranges: [(k, k)])
     }
-    return IndexPlan(attribute: a, ranges: ranges.map { (key($0.low), key($0.high)) })
+    return IndexPlan(attribute: a, ranges: [(range.low.map(key), range.high.map(key))])
   }
 
   /// The objects in the ranges of every plan, for each of `kinds` (the entity and its

@@ -263,6 +263,13 @@ public final class Entity: Sendable, Hashable {
     return i < properties.count ? properties[i] : nil
   }
 
+  /// The attribute with this identifier; `nil` for a relationship's or one past the end.
+  @inlinable
+  public func attribute(_ id: PropertyID) -> Attribute? {
+    let i = Int(id.rawValue)
+    return i < attributeSlots.count ? attributeSlots[i] : nil
+  }
+
   /// The attribute with this name.
   @inlinable
   public func attribute(named name: String) -> Attribute? {

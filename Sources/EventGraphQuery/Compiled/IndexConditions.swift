@@ -1,8 +1,9 @@
 import EventGraphModel
 import Foundation
 
-/// The part of a predicate that an attribute index could serve: comparisons of one
-/// attribute with constants, joined as the predicate joins them.
+/// The part of a predicate that an attribute index could serve: comparisons of one indexed
+/// attribute (by its ``PropertyID`` in the entity asked about) with constants, joined as
+/// the predicate joins them.
 ///
 /// A store reads it to choose index ranges instead of scanning an entity: the objects in
 /// the ranges of an ``and(_:)``'s best condition, or of every condition of an ``or(_:)``,
@@ -11,11 +12,14 @@ import Foundation
 /// predicate's literals and `$variables`; a comparison whose constant does not convert
 /// exactly (`age == 1.5` on an integer) is left to the evaluator and is not a condition.
 public enum IndexCondition: Sendable, Equatable {
-  /// The attribute lies in one of the ranges: bounds inclusive, `nil` open; an equality
-  /// is a range of one value, `IN` several.
-  case ranges(Attribute, [IndexRange])
+  /// The attribute lies in the range: an equality (a range of one value), `<`, `<=`, `>`,
+  /// `>=` (open on one side; bounds are inclusive, the evaluator drops an excluded bound),
+  /// `BETWEEN`.
+  case range(PropertyID, IndexRange)
+  /// The attribute is one of the values: `IN`.
+  case points(PropertyID, [Value])
   /// The attribute, a string, begins with the text.
-  case prefix(Attribute, String)
+  case prefix(PropertyID, String)
   /// Every condition holds: the clauses of an `AND` that are conditions (at least one).
   indirect case and([IndexCondition])
   /// One of the conditions holds: an `OR` whose clauses are all conditions.
@@ -28,17 +32,28 @@ public struct IndexRange: Sendable, Equatable {
   public let low: Value?
   /// The highest value in the range; `nil` is open.
   public let high: Value?
+  /// Whether the range is a single value: an equality.
+  public let isPoint: Bool
 
-  /// Whether the range holds a single value (an equality).
-  public var isPoint: Bool { low != nil && low == high }
+  init(low: Value?, high: Value?) {
+    self.low = low
+    self.high = high
+    isPoint = false
+  }
+
+  init(point: Value) {
+    low = point
+    high = point
+    isPoint = true
+  }
 }
 
 extension CompiledPredicate {
   /// What an attribute index could serve of the predicate, with `variables` bound
   /// (`age == $a` is read as `age == 30` when `a` is 30); `nil` when nothing can be.
   ///
-  /// Only comparisons of a plain attribute of the predicate's own entity (no key path
-  /// through a relationship, no quantifier, no `[c]`/`[d]` options) with constants are
+  /// Only comparisons of a plain indexed attribute of the predicate's own entity (no key
+  /// path through a relationship, no quantifier, no `[c]`/`[d]` options) with constants are
   /// conditions: `==`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN`, and `BEGINSWITH` on a string.
   public func indexCondition(in entity: Entity, variables: [String: Value] = [:]) -> IndexCondition? {
     IndexConditionReader(entity: entity, variables: variables).condition(predicate)
@@ -85,18 +100,20 @@ private struct IndexConditionReader {
       }
     }
     guard case .keyPath(let path) = keyPath.kind, path.variable == nil, path.components.count == 1,
-      case .property(let name) = path.components[0], let a = entity.attribute(named: name)
+      case .property(let name) = path.components[0], let id = entity.propertyID(named: name),
+      entity.indexed[Int(id.rawValue)], let type = entity.attributeTypes[Int(id.rawValue)]
     else { return nil }
+    // By identifier and type alone: the attribute itself is not copied out of the model.
     func value(_ e: QueryExpression) -> Value? {
       switch constant(e) {
-      case .literal(let l): Self.value(l, a.type)
-      case .bound(let v): Self.value(v, a.type)
+      case .literal(let l): Self.value(l, type)
+      case .bound(let v): Self.value(v, type)
       case nil: nil
       }
     }
-    func range(_ low: Value?, _ high: Value?) -> IndexCondition { .ranges(a, [IndexRange(low: low, high: high)]) }
+    func range(_ low: Value?, _ high: Value?) -> IndexCondition { .range(id, IndexRange(low: low, high: high)) }
     switch op {
-    case .equal: return value(other).map { range($0, $0) }
+    case .equal: return value(other).map { .range(id, IndexRange(point: $0)) }
     case .less, .lessOrEqual: return value(other).map { range(nil, $0) }
     case .greater, .greaterOrEqual: return value(other).map { range($0, nil) }
     case .between:
@@ -105,14 +122,14 @@ private struct IndexConditionReader {
       return range(lo, hi)
     case .beginsWith:
       switch constant(other) {
-      case .literal(.string(let p)), .bound(.string(let p)): return a.type == .string ? .prefix(a, p) : nil
+      case .literal(.string(let p)), .bound(.string(let p)): return type == .string ? .prefix(id, p) : nil
       default: return nil
       }
     case .in:
       guard case .list(let items) = other.kind else { return nil }
       let points = items.compactMap(value)
       guard points.count == items.count else { return nil }
-      return .ranges(a, points.map { IndexRange(low: $0, high: $0) })
+      return .points(id, points)
     default:
       return nil
     }
