@@ -67,10 +67,19 @@ extension ModelFileWriter {
   /// A value Core Data writes as text (a default, a minimum) in the model file's form for
   /// the type: numbers as numbers, decimals as strings, dates (seconds since 2001) as ISO
   /// 8601, booleans from `YES`/`NO`.
-  func value(_ text: String, _ type: CoreDataAttributeType, at: String) throws(CoreDataError) -> JSON {
+  ///
+  /// Text that is not the type's own form is read as Core Data reads it — through
+  /// `NSString`'s `integerValue`, `doubleValue` and `boolValue`, which take the longest
+  /// leading number and give 0 or false when there is none (`"NO"` for an integer is 0,
+  /// `"0.0"` for a boolean is false) — and each such reading is noted.
+  mutating func value(_ text: String, _ type: CoreDataAttributeType, at: String) throws(CoreDataError) -> JSON {
     let t = text.trimmingCharacters(in: .whitespaces)
     func fail() -> CoreDataError {
       CoreDataError(file: file, "\(at) '\(text)' is not a \(type.rawValue) value")
+    }
+    func lenient(_ v: JSON, _ shown: String) -> JSON {
+      notes.append("\(at) '\(text)' is no \(type.rawValue) value: read as \(shown), as Core Data reads it")
+      return v
     }
     switch type {
     case .integer16, .integer32, .integer64:
@@ -79,10 +88,16 @@ extension ModelFileWriter {
       if let n = Int64(t), range.contains(n) { return .int(n) }
       // Xcode writes "0.0" for some integer defaults.
       if let d = Double(t), d.rounded() == d, let n = Int64(exactly: d), range.contains(n) { return .int(n) }
-      throw fail()
+      // A whole integer out of the type's range is refused, as it was; other text is read
+      // as NSString's integerValue reads it (the leading integer, 0 when there is none), if
+      // that fits the type.
+      let n = Self.leadingInteger(t)
+      guard Int64(t) == nil, range.contains(n) else { throw fail() }
+      return lenient(.int(n), "\(n)")
     case .double, .float:
-      guard let d = Double(t), d.isFinite else { throw fail() }
-      return .double(d)
+      if let d = Double(t), d.isFinite { return .double(d) }
+      let d = Self.leadingDouble(t)
+      return lenient(.double(d), "\(d)")
     case .decimal:
       guard Decimal(string: t) != nil, Double(t) != nil else { throw fail() }
       return .string(t)
@@ -90,7 +105,9 @@ extension ModelFileWriter {
       switch t.uppercased() {
       case "YES", "TRUE", "1": return .bool(true)
       case "NO", "FALSE", "0": return .bool(false)
-      default: throw fail()
+      default:
+        let b = Self.leadingBool(t)
+        return lenient(.bool(b), b ? "true" : "false")
       }
     case .date:
       guard let s = Double(t), s.isFinite, abs(s) < 1e12 else { throw fail() }
@@ -104,5 +121,47 @@ extension ModelFileWriter {
       throw CoreDataError(
         file: file, "\(at): a \(type.rawValue) attribute cannot have a default or bound written as text")
     }
+  }
+
+  /// `NSString.integerValue`: after spaces, an optional sign and the digits that follow;
+  /// 0 when there are none; saturated at the 64-bit bounds.
+  static func leadingInteger(_ t: String) -> Int64 {
+    var chars = Substring(t).drop { $0 == " " || $0 == "\t" }
+    var negative = false
+    if let c = chars.first, c == "-" || c == "+" {
+      negative = c == "-"
+      chars = chars.dropFirst()
+    }
+    var n: Int64 = 0
+    for c in chars {
+      guard let d = c.wholeNumberValue, c.isASCII else { break }
+      let (m, o1) = n.multipliedReportingOverflow(by: 10)
+      let (s, o2) = m.addingReportingOverflow(Int64(d))
+      if o1 || o2 { return negative ? .min : .max }
+      n = s
+    }
+    return negative ? -n : n
+  }
+
+  /// `NSString.doubleValue`: the longest leading decimal number; 0 when there is none.
+  static func leadingDouble(_ t: String) -> Double {
+    let chars = Array(t.drop { $0 == " " || $0 == "\t" })
+    var best = 0.0
+    var end = 0
+    while end < chars.count {
+      end += 1
+      if let d = Double(String(chars[0..<end])), d.isFinite { best = d }
+    }
+    return best
+  }
+
+  /// `NSString.boolValue`: after spaces, an optional sign and leading zeros, true when the
+  /// next character is `Y`, `y`, `T`, `t` or a digit from 1 to 9.
+  static func leadingBool(_ t: String) -> Bool {
+    var chars = Substring(t).drop { $0 == " " || $0 == "\t" }
+    if let c = chars.first, c == "-" || c == "+" { chars = chars.dropFirst() }
+    chars = chars.drop { $0 == "0" }
+    guard let c = chars.first else { return false }
+    return "YyTt123456789".contains(c)
   }
 }

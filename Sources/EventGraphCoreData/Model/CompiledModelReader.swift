@@ -44,6 +44,7 @@ enum CompiledModelReader {
       model.entities[i].attributes.removeAll { inherited.contains($0.name) }
       model.entities[i].relationships.removeAll { inherited.contains($0.name) }
     }
+    model.readNotes = a.notes.list
     return model
   }
 
@@ -56,14 +57,14 @@ enum CompiledModelReader {
     e.parent = a.ref(x, "NSSuperentity").flatMap { names[$0] }
     e.isAbstract = try a.object(x["NSIsAbstract"], from: n)?.bool ?? false
     e.renamingIdentifier = try renaming(a, x, n, name)
-    e.userInfo = try a.stringDictionary(a.ref(x, "NSUserInfo"))
+    e.userInfo = try a.stringDictionary(a.ref(x, "NSUserInfo"), at: name)
     guard let props = a.ref(x, "NSProperties") else { return e }
     for (pname, p) in try a.dictionary(props).sorted(by: { $0.key < $1.key }) {
       let px = a.objects[p]
       let cls = a.className(p) ?? ""
       let optional = try a.object(px["NSIsOptional"], from: p)?.bool ?? false
       let transient = try a.object(px["NSIsTransient"], from: p)?.bool ?? false
-      let userInfo = try a.stringDictionary(a.ref(px, "NSUserInfo"))
+      let userInfo = try a.stringDictionary(a.ref(px, "NSUserInfo"), at: "\(name).\(pname)")
       if cls == "NSRelationshipDescription" {
         guard let d = a.ref(px, "NSDestinationEntity"), let destination = names[d] else {
           throw a.error(p, "\(name).\(pname): a relationship without NSDestinationEntity")

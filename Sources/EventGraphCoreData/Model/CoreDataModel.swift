@@ -10,6 +10,9 @@ public struct CoreDataModel: Sendable, Equatable {
   /// Configurations: name and member entities.
   public var configurations: [(name: String, entities: [String])] = []
   public var userInfo: [String: String] = [:]
+  /// What the reader kept in another form or left out (user info that is not text), in the
+  /// words of the import's report.
+  public var readNotes: [String] = []
 
   public init() {}
 

@@ -26,6 +26,7 @@ enum LegacyModelReader {
     for (name, n) in entries {
       model.entities.append(try entity(a, n, name: name, names: names))
     }
+    model.readNotes = a.notes.list
     return model
   }
 
@@ -38,7 +39,7 @@ enum LegacyModelReader {
     e.isAbstract = (try a.object(s["isAbstract"], from: n)?.bool) ?? (x["_isAbstract"]?.bool ?? false)
     e.className = try text(a, s["entityClassName"], n)
     e.renamingIdentifier = try text(a, s["renamingIdentifier"], n)
-    e.userInfo = try a.stringDictionary(s["userInfo"]?.uid)
+    e.userInfo = try a.stringDictionary(s["userInfo"]?.uid, at: name)
     // The parent: a generalization refers to another entity of the model.
     if let g = a.ref(x, "XDBucketForGeneralizationsstorage") {
       for item in try a.array(g) {
@@ -53,7 +54,7 @@ enum LegacyModelReader {
       let cls = a.className(p) ?? ""
       let optional = (try a.object(ps["isOptional"], from: p)?.bool) ?? true
       let transient = (try a.object(ps["isTransient"], from: p)?.bool) ?? false
-      let userInfo = try a.stringDictionary(ps["userInfo"]?.uid)
+      let userInfo = try a.stringDictionary(ps["userInfo"]?.uid, at: "\(name).\(pname)")
       let renaming = try text(a, ps["renamingIdentifier"], p)
       if cls.contains("Relationship") {
         guard let d = try a.object(ps["destination"], from: p), let du = ps["destination"]?.uid,

@@ -83,6 +83,7 @@ struct ModelFileWriter {
 
   mutating func document(name: String, version: Int) throws(CoreDataError) -> JSON {
     var fields = [JSONField("name", .string(name)), JSONField("version", .int(Int64(version)))]
+    notes += model.readNotes
     var info = model.userInfo
     for r in model.fetchRequests {
       let text = r.entity + (r.predicate.map { " where \($0)" } ?? "")

@@ -1,3 +1,6 @@
+internal import EventGraphText
+import Foundation
+
 /// An `NSKeyedArchiver` archive walked by hand.
 ///
 /// The `$objects` table, the `$top` root and the references (`UID`s) between them. Nothing is instantiated: the readers ask for an
@@ -7,6 +10,9 @@ struct KeyedArchive {
   let root: Int
   /// The file, for errors.
   let file: String
+  /// What reading kept in another form or left out (user info that is not text), for the
+  /// import's report: shared by the copies of this value the readers pass around.
+  let notes = ArchiveNotes()
 
   init(_ bytes: [UInt8], file: String) throws(CoreDataError) {
     self.file = file
@@ -117,16 +123,71 @@ struct KeyedArchive {
     return result
   }
 
-  /// An archived dictionary of strings to strings (user info), values as text.
-  func stringDictionary(_ n: Int?) throws(CoreDataError) -> [String: String] {
+  /// An archived dictionary of user info, each value as text.
+  ///
+  /// A string as it is, any other value Core Data accepts (numbers, arrays, dictionaries,
+  /// dates, data) as its JSON text, noted; a value with no JSON form is left out, noted.
+  /// User info never refuses a model.
+  func stringDictionary(_ n: Int?, at place: String) throws(CoreDataError) -> [String: String] {
     guard let n, n != 0 else { return [:] }
     var result: [String: String] = [:]
     for (k, v) in try dictionary(n) {
-      guard let text = objects[v].text ?? objects[v]["NS.string"]?.string else {
-        throw error(v, "user info '\(k)': a value that is not text")
+      if let text = objects[v].text ?? objects[v]["NS.string"]?.string {
+        result[k] = text
+      } else if let json = jsonValue(v, depth: 0) {
+        let text = json.serialized()
+        result[k] = text
+        notes.list.append("\(place): user info '\(k)' is not text: kept as its JSON, \(text.prefix(80))")
+      } else {
+        notes.list.append(
+          "\(place): user info '\(k)' (\(className(v) ?? "a value")) has no JSON form: left out")
       }
-      result[k] = text
     }
     return result
   }
+
+  /// An archived value as JSON: plist numbers, booleans, strings and data (base64), and
+  /// `NSArray`/`NSSet`/`NSDictionary`/`NSString`/`NSDate` objects of them; `nil` for anything
+  /// else, or past 32 levels (an archive may refer back to itself).
+  func jsonValue(_ n: Int, depth: Int) -> JSON? {
+    guard depth < 32, n < objects.count else { return nil }
+    let o = objects[n]
+    switch o {
+    case .string(let s): return s == "$null" ? .null : .string(s)
+    case .int(let i): return .int(i)
+    case .real(let d): return d.isFinite ? .double(d) : nil
+    case .bool(let b): return .bool(b)
+    case .data(let d): return .string(Data(d).base64EncodedString())
+    case .date(let t): return .string(ISO8601.format(Date(timeIntervalSince1970: t + EventGraphDates.epoch2001)))
+    default: break
+    }
+    if let s = o["NS.string"]?.string { return .string(s) }
+    if let t = o["NS.time"], case .real(let seconds) = t {
+      return .string(ISO8601.format(Date(timeIntervalSince1970: seconds + EventGraphDates.epoch2001)))
+    }
+    if let keys = o["NS.keys"]?.array, let values = o["NS.objects"]?.array, keys.count == values.count {
+      var fields: [JSONField] = []
+      for (k, v) in zip(keys, values) {
+        guard let ku = k.uid, let key = objects[ku].text ?? objects[ku]["NS.string"]?.string, let vu = v.uid,
+          let value = jsonValue(vu, depth: depth + 1)
+        else { return nil }
+        fields.append(JSONField(key, value))
+      }
+      return .object(fields.sorted { $0.key < $1.key })
+    }
+    if let items = o["NS.objects"]?.array {
+      var elements: [JSON] = []
+      for i in items {
+        guard let u = i.uid, let value = jsonValue(u, depth: depth + 1) else { return nil }
+        elements.append(value)
+      }
+      return .array(elements)
+    }
+    return nil
+  }
+}
+
+/// The notes of one archive's reading (``KeyedArchive/notes``).
+final class ArchiveNotes {
+  var list: [String] = []
 }
