@@ -110,3 +110,44 @@ struct MappingImportTests {
     }
   }
 }
+
+/// Where `import-mapping` finds the model a mapping names: as Xcode does, by the bundle's
+/// name next to the mapping, then up the tree (issue 29).
+@Suite("Core Data mapping models: the model they name")
+struct MappingModelLocationTests {
+  /// A project folder with the seed's mapping at `mappingFolder` and its model bundle at
+  /// `modelFolder`, both under a fresh directory; returns the mapping's path.
+  func project(mappingFolder: String, modelFolder: String?) throws -> (dir: String, mapping: String) {
+    let dir = temporaryDirectory()
+    let fm = FileManager.default
+    let mapping = dir + "/" + mappingFolder + "/v1_to_v2.xcmappingmodel"
+    try fm.createDirectory(atPath: dir + "/" + mappingFolder, withIntermediateDirectories: true)
+    try fm.copyItem(atPath: Fixtures.path("MyMigration/v1_to_v2.xcmappingmodel"), toPath: mapping)
+    if let modelFolder {
+      try fm.createDirectory(atPath: dir + "/" + modelFolder, withIntermediateDirectories: true)
+      try fm.copyItem(
+        atPath: Fixtures.myMigration, toPath: dir + "/" + modelFolder + "/MyMigration_DataModel.xcdatamodeld")
+    }
+    return (dir, mapping)
+  }
+
+  @Test(
+    "the bundle is found beside the mapping, in a folder above it, or at the folder the path names",
+    arguments: [("App", "App"), ("App/Mappings", "App"), ("App/Mappings/Old", "."), ("App", ".")])
+  func found(mappingFolder: String, modelFolder: String) throws {
+    let (dir, mapping) = try project(mappingFolder: mappingFolder, modelFolder: modelFolder)
+    defer { removeDirectory(dir) }
+    let m = try CoreDataMappingImport.run(mapping)
+    #expect(m.source == 1 && m.destination == 2)
+  }
+
+  @Test("a model in none of the folders up the tree is refused, naming it and where the search began")
+  func missing() throws {
+    let (dir, mapping) = try project(mappingFolder: "App/Mappings", modelFolder: nil)
+    defer { removeDirectory(dir) }
+    let refusal = #expect(throws: CoreDataError.self) { try CoreDataMappingImport.run(mapping) }
+    let text = refusal.map { "\($0)" } ?? ""
+    #expect(text.contains("MyMigration_DataModel.xcdatamodeld"), "\(text)")
+    #expect(text.contains("App/Mappings"), "\(text)")
+  }
+}

@@ -97,6 +97,41 @@ public enum CoreDataMappingImport {
       entityMappings: ordered.count, notes: notes)
   }
 
+  /// The model bundle a mapping's `sourcemodelpath` names, found as Xcode finds it: by the
+  /// bundle's name (the path's `.xcdatamodeld`, or its `.xcdatamodel` when it has none),
+  /// next to the mapping model, then in each folder up the tree; a path that holds the
+  /// bundle's own folder (`Models/Shop.xcdatamodeld/…`) is tried whole at each level too.
+  static func locateModel(_ sourcePath: String, mapping: String, file: String) throws(CoreDataError) -> String {
+    let parts = sourcePath.split(separator: "/").map(String.init)
+    guard
+      let i = parts.firstIndex(where: { $0.hasSuffix(".xcdatamodeld") })
+        ?? parts.lastIndex(where: { $0.hasSuffix(".xcdatamodel") })
+    else {
+      throw CoreDataError(file: file, "sourcemodelpath '\(sourcePath)' names no .xcdatamodeld or .xcdatamodel bundle")
+    }
+    let name = parts[i]
+    let withFolders = parts[...i].joined(separator: "/")
+    var dir = URL(fileURLWithPath: mapping).standardizedFileURL.deletingLastPathComponent()
+    var looked: [String] = []
+    while true {
+      for candidate in [withFolders, name] {
+        let path = dir.appendingPathComponent(candidate).path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+          return path
+        }
+      }
+      looked.append(dir.path)
+      let parent = dir.deletingLastPathComponent()
+      if parent.path == dir.path || looked.count >= 32 { break }
+      dir = parent
+    }
+    throw CoreDataError(
+      file: file,
+      "the model \(name) that the mapping names (sourcemodelpath '\(sourcePath)') is in none of \(looked.first ?? "?") and the folders above it: name the model bundle"
+    )
+  }
+
   /// The source and destination version numbers: the versions the mapping's model paths
   /// name, numbered as `import-model` numbers them.
   private static func versions(
@@ -105,10 +140,8 @@ public enum CoreDataMappingImport {
     guard let sourcePath = attribute(root, "sourcemodelpath"),
       let destinationPath = attribute(root, "destinationmodelpath")
     else { throw CoreDataError(file: file, "XDDEVMAPPINGMODEL: no sourcemodelpath and destinationmodelpath") }
-    let bundle =
-      model
-      ?? URL(fileURLWithPath: mapping).deletingLastPathComponent()
-      .appendingPathComponent(String(sourcePath.split(separator: "/").first ?? "")).path
+    let bundle: String
+    if let model { bundle = model } else { bundle = try locateModel(sourcePath, mapping: mapping, file: file) }
     let (_, versions) = try CoreDataModelBundle.read(bundle)
     func number(_ p: String) throws(CoreDataError) -> Int {
       let name = URL(fileURLWithPath: p).deletingPathExtension().lastPathComponent

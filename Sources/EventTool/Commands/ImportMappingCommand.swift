@@ -8,8 +8,8 @@ struct ImportMappingCommand: ToolCommand {
       Reads FILE.xcmappingmodel (its xcmapping.xml) and writes the mapping: entity mappings in their order, \
       filters, value expressions ($source key paths; FUNCTION(..., "uppercaseString") and the like where the \
       expression language has them) and relationship mappings. The source and destination versions are numbered \
-      as import-model numbers the model's versions; the model is the bundle the mapping names, beside it, or \
-      --model. An entity mapping with a custom policy class keeps its name under "policy": register a Swift \
+      as import-model numbers the model's versions; the model is the bundle the mapping names, found by its name \
+      beside the mapping or in a folder above it, as Xcode finds it, or --model. An entity mapping with a custom policy class keeps its name under "policy": register a Swift \
       MigrationPolicy under that name, or replace it with declarative "instances".
       """,
     positionals: [PositionalSpec("FILE", help: "The .xcmappingmodel directory (or its xcmapping.xml).")],
