@@ -151,3 +151,49 @@ struct MappingModelLocationTests {
     #expect(text.contains("App/Mappings"), "\(text)")
   }
 }
+
+/// What a mapping model holds that EventGraph's mappings cannot: left out and noted, so
+/// that the file written always loads (issue 29).
+@Suite("Core Data mapping models: what has no EventGraph form")
+struct MappingOmissionTests {
+  @Test("set operators in a key path are the key path through its collections")
+  func setOperators() {
+    #expect(
+      MappingExpression.withoutSetOperators("$source.teams.@distinctUnionOfSets.members") == "$source.teams.members")
+    #expect(MappingExpression.withoutSetOperators("$source.a.@unionOfArrays.b.@unionOfSets.c") == "$source.a.b.c")
+    #expect(MappingExpression.withoutSetOperators("$source.members") == "$source.members")
+    #expect(MappingExpression.withoutSetOperators("$source.@count") == "$source.@count")
+  }
+
+  @Test("a filter and a relationship's sources with no EventGraph form are left out and noted; the file loads")
+  func leftOutAndLoads() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let fm = FileManager.default
+    try fm.copyItem(atPath: Fixtures.myMigration, toPath: dir + "/MyMigration_DataModel.xcdatamodeld")
+    let mapping = dir + "/v1_to_v2.xcmappingmodel"
+    try fm.createDirectory(atPath: mapping, withIntermediateDirectories: true)
+    var xml = try String(
+      contentsOfFile: Fixtures.path("MyMigration/v1_to_v2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
+    xml = xml.replacingOccurrences(of: "phone1 != nil || phone2 != nil", with: "phone1 BETWEENISH 2")
+    // Both relationship mappings of the file (one is the entity mapping's, one a leftover).
+    let source = #"<attribute name="sourcekeypath" type="string">$source</attribute>"#
+    #expect(xml.components(separatedBy: source).count == 3)
+    xml = xml.replacingOccurrences(
+      of: source, with: #"<attribute name="sourcekeypath" type="string">$source.@unionOfSets.firstName</attribute>"#)
+    try xml.write(toFile: mapping + "/xcmapping.xml", atomically: true, encoding: .utf8)
+    let m = try CoreDataMappingImport.run(mapping)
+    #expect(
+      m.notes.contains { $0.contains("filter 'phone1 BETWEENISH 2' has no EventGraph form") && $0.contains("left out") }
+    )
+    #expect(
+      m.notes.contains {
+        $0.contains("source key path '$source.@unionOfSets.firstName' has no EventGraph form")
+          && $0.contains("not objects")
+      }, "\(m.notes)")
+    let doc = try JSON(parsing: Array(m.text.utf8))
+    #expect(!m.text.contains("BETWEENISH") && !m.text.contains("@unionOfSets"))
+    #expect(doc["entityMappings"]?.arrayValue?.count == 3)
+    _ = try MappingModel(json: Array(m.text.utf8))
+  }
+}

@@ -1,3 +1,4 @@
+import EventGraph
 internal import EventGraphText
 import Foundation
 
@@ -39,7 +40,8 @@ public enum CoreDataMappingImport {
     guard let root = store.children("object").first(where: { $0.attributes["type"] == "XDDEVMAPPINGMODEL" }) else {
       throw CoreDataError(file: file, "no XDDEVMAPPINGMODEL object: not a mapping model")
     }
-    let (source, destination) = try versions(root, mapping: path, model: model, file: file, attribute: attribute)
+    let (source, destination, sourceModel) = try versions(
+      root, mapping: path, model: model, file: file, attribute: attribute)
     var notes: [String] = []
     var entityMappings: [(number: Int, json: JSON)] = []
     var names = Set<String>()
@@ -56,11 +58,20 @@ public enum CoreDataMappingImport {
       var f = [JSONField("name", .string(name))]
       if let src { f.append(JSONField("source", .string(src))) }
       if let dst { f.append(JSONField("destination", .string(dst))) }
-      if let filter = attribute(m, "sourcefilterpredicatestring") { f.append(JSONField("filter", .string(filter))) }
+      let check = ExpressionCheck(model: sourceModel, entity: src)
+      if let filter = attribute(m, "sourcefilterpredicatestring") {
+        if let problem = check.predicate(filter) {
+          notes.append(
+            "\(name): filter '\(filter)' has no EventGraph form (\(problem)): left out, so every \(src ?? "source") object is mapped"
+          )
+        } else {
+          f.append(JSONField("filter", .string(filter)))
+        }
+      }
       var attributes: [JSONField] = []
       for a in refs(m, "attributemappings").compactMap({ objects[$0] }) {
         guard let aname = attribute(a, "name"), let expression = attribute(a, "valueexpressionstring") else { continue }
-        if let e = MappingExpression.translate(expression) {
+        if let e = MappingExpression.translate(expression), check.expression(e) == nil {
           attributes.append(JSONField(aname, .string(e)))
         } else {
           notes.append(
@@ -72,7 +83,20 @@ public enum CoreDataMappingImport {
       var relationships: [JSONField] = []
       for r in refs(m, "relationshipmappings").compactMap({ objects[$0] }) {
         guard let rname = attribute(r, "name"), let through = attribute(r, "sourcemappingname") else { continue }
-        let sources = attribute(r, "sourcekeypath") ?? "$source"
+        let written = attribute(r, "sourcekeypath") ?? "$source"
+        // A set operator (`$source.teams.@distinctUnionOfSets.members`) is the key path through
+        // its collections: the relationship mapping links each destination object once.
+        let sources = MappingExpression.withoutSetOperators(written)
+        if let problem = check.expression(sources, objects: true) {
+          notes.append(
+            "\(name).\(rname): source key path '\(written)' has no EventGraph form (\(problem)): left out, so the relationship is not mapped"
+          )
+          continue
+        }
+        if sources != written {
+          notes.append(
+            "\(name).\(rname): source key path '\(written)' written as '\(sources)' (its set operators dropped)")
+        }
         relationships.append(
           JSONField(rname, .object([JSONField("mapping", .string(through)), JSONField("sources", .string(sources))])))
       }
@@ -136,13 +160,13 @@ public enum CoreDataMappingImport {
   /// name, numbered as `import-model` numbers them.
   private static func versions(
     _ root: XMLTree, mapping: String, model: String?, file: String, attribute: (XMLTree, String) -> String?
-  ) throws(CoreDataError) -> (Int, Int) {
+  ) throws(CoreDataError) -> (Int, Int, sourceModel: Model?) {
     guard let sourcePath = attribute(root, "sourcemodelpath"),
       let destinationPath = attribute(root, "destinationmodelpath")
     else { throw CoreDataError(file: file, "XDDEVMAPPINGMODEL: no sourcemodelpath and destinationmodelpath") }
     let bundle: String
     if let model { bundle = model } else { bundle = try locateModel(sourcePath, mapping: mapping, file: file) }
-    let (_, versions) = try CoreDataModelBundle.read(bundle)
+    let (bundleName, versions) = try CoreDataModelBundle.read(bundle)
     func number(_ p: String) throws(CoreDataError) -> Int {
       let name = URL(fileURLWithPath: p).deletingPathExtension().lastPathComponent
       guard let v = versions.first(where: { $0.name == name }) else {
@@ -150,12 +174,71 @@ public enum CoreDataMappingImport {
       }
       return v.version
     }
-    return (try number(sourcePath), try number(destinationPath))
+    let sourceNumber = try number(sourcePath)
+    // The source version as EventGraph reads it, to check the expressions written against
+    // (`nil` when it does not load: the mapping is then written unchecked, as before).
+    let sourceModel = versions.first { $0.version == sourceNumber }.flatMap { v in
+      (try? v.model.modelFile(name: bundleName, version: sourceNumber, file: bundle, options: .loadable))
+        .flatMap { try? Model(json: Array($0.text.utf8)) }
+    }
+    return (sourceNumber, try number(destinationPath), sourceModel)
+  }
+}
+
+/// Checks the text a mapping file will hold against the source model, as the upcaster
+/// compiles it; with no model (one that did not load), everything passes.
+struct ExpressionCheck {
+  let model: Model?
+  let entity: String?
+
+  private var context: (Model, Entity)? {
+    guard let model, let entity, let e = model.entity(named: entity) else { return nil }
+    return (model, e)
+  }
+
+  /// Why `text` is no predicate of the source entity, or `nil`.
+  func predicate(_ text: String) -> String? {
+    guard let (m, e) = context else { return nil }
+    do {
+      _ = try CompiledPredicate.compile(text, entity: e.id, model: m, variables: ["source": .object(e.id)])
+      return nil
+    } catch {
+      return error.message
+    }
+  }
+
+  /// Why `text` is no expression over the source entity, or `nil`; with `objects`, one
+  /// that reaches objects (a relationship mapping's sources).
+  func expression(_ text: String, objects: Bool = false) -> String? {
+    guard let (m, e) = context else { return nil }
+    do {
+      let c = try CompiledExpression.compile(text, entity: e.id, model: m, variables: ["source": .object(e.id)])
+      if objects, case .object = c.resultType.element {
+        return nil
+      } else if objects {
+        return "it gives \(c.resultType), not objects"
+      }
+      return nil
+    } catch {
+      return error.message
+    }
   }
 }
 
 /// Core Data value expressions in the EventGraph expression language, where one exists.
 public enum MappingExpression {
+  /// A key path with its collection operators `@distinctUnionOfSets`, `@unionOfSets`,
+  /// `@distinctUnionOfArrays` and `@unionOfArrays` dropped: each takes the key path after
+  /// it through every member, which EventGraph's key paths through to-many relationships do.
+  public static func withoutSetOperators(_ path: String) -> String {
+    let operators: Set<Substring> = [
+      "@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfArrays", "@unionOfArrays",
+    ]
+    let parts = path.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.contains(where: { operators.contains($0) }) else { return path }
+    return parts.filter { !operators.contains($0) }.joined(separator: ".")
+  }
+
   /// `$source.a.b` as it is; `FUNCTION($source.x, "uppercaseString")` and its kin as
   /// `uppercase($source.x)`; a quoted string or a number as a literal; otherwise `nil`.
   public static func translate(_ text: String) -> String? {
