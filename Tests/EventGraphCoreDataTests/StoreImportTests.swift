@@ -190,4 +190,29 @@ struct StoreImportTests {
         #"{"id": "Tag/4", "entity": "Tag", "attributes": {"name": "kids"}, "relationships": {"items": ["Book/1"]}}"#,
       ])
   }
+
+  @Test("an entity renamed through its renaming identifier, in a store that still names it by the old name, is read")
+  func renamedEntity() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let (model, file) = try BuiltStores.make(in: dir)
+    // The model of a later version: Shelf renamed Rack, with Shelf as its renaming identifier;
+    // the store, never migrated, keeps Z_PRIMARYKEY's 'Shelf' and the table ZSHELF.
+    let renamed = BuiltStores.modelXML
+      .replacingOccurrences(
+        of: #"<entity name="Shelf" syncable="YES">"#, with: #"<entity name="Rack" elementID="Shelf" syncable="YES">"#
+      )
+      .replacingOccurrences(
+        of: #"destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf""#,
+        with: #"destinationEntity="Rack" inverseName="items" inverseEntity="Rack""#)
+    #expect(renamed.contains("Rack") && !renamed.contains(#"name="Shelf""#))
+    try renamed.write(toFile: model + "/contents", atomically: true, encoding: .utf8)
+    var ids: [String: String] = [:]
+    let result = try CoreDataStoreImport.run(store: dir + "/s", model: model, file: file) { ids[$0] = $1 }
+    #expect(result.objects == ["Book": 2, "Magazine": 1, "Rack": 1, "Tag": 2])
+    #expect(result.notes.contains { $0.contains("entity Rack: the store names it Shelf") }, "\(result.notes)")
+    let lines = try export(dir + "/s")
+    let rack = try #require(lines.first { $0.contains(#""entity": "Rack""#) })
+    #expect(rack.contains(#""label": "A-1""#) && rack.contains(#""items": ["#))
+  }
 }

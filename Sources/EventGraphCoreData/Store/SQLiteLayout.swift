@@ -68,8 +68,12 @@ struct StoreEntity {
 
 extension SQLiteLayout {
   /// The layout of `model` in a store with these entities and tables (table → columns), or
-  /// why it does not fit.
-  static func make(_ model: CoreDataModel, stored: Set<String>, entities: [StoreEntity], tables: [String: [String]])
+  /// why it does not fit; `tableOf` names the table of a root entity whose table is not
+  /// `Z<NAME>` (one renamed in the model, its table still under the old name).
+  static func make(
+    _ model: CoreDataModel, stored: Set<String>, entities: [StoreEntity], tables: [String: [String]],
+    tableOf: [String: String] = [:]
+  )
     -> Result<SQLiteLayout, LayoutMismatch>
   {
     var reasons: [String] = []
@@ -108,7 +112,7 @@ extension SQLiteLayout {
     let roots = model.entities.filter { $0.parent == nil }.map(\.name)
     var tableIndex: [String: Int] = [:]
     for r in roots {
-      let table = "Z" + r.uppercased()
+      let table = tableOf[r] ?? "Z" + r.uppercased()
       guard let columns = tables[table] else {
         reasons.append("no table \(table) for entity \(r)")
         continue

@@ -59,14 +59,41 @@ struct SQLiteStore {
   }
 
   /// The layout of a model version in this store, or why it does not fit.
+  ///
+  /// An entity renamed in the model through a renaming identifier (`elementID`) keeps its
+  /// old name in a store that was not migrated — in `Z_PRIMARYKEY`, its table's name and
+  /// the metadata's version hashes — as Core Data keeps it (an entity's version hash is
+  /// taken from its renaming identifier): such a store is read with the version, by the
+  /// old names, and its objects named by the new ones.
   func layout(_ version: CoreDataModelVersion, stored: Set<String>) -> Result<SQLiteLayout, LayoutMismatch> {
-    if let hashed = hashedEntities, hashed != Set(version.model.entities.map(\.name)) {
+    let names = Set(version.model.entities.map(\.name))
+    // The version's entities by the name a store keeps for each: new name → old name.
+    var storedName: [String: String] = [:]
+    for e in version.model.entities {
+      if let old = e.renamingIdentifier, old != e.name, !names.contains(old) { storedName[e.name] = old }
+    }
+    let renamed = Dictionary(storedName.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+    if let hashed = hashedEntities, hashed != names, Set(hashed.map { renamed[$0] ?? $0 }) != names {
       return .failure(
         LayoutMismatch(reasons: [
           "Z_METADATA's model names the entities \(hashed.sorted().joined(separator: ", ")), not this version's"
         ]))
     }
-    return SQLiteLayout.make(version.model, stored: stored, entities: entities, tables: tables)
+    // Read by the new names where the store has only the old ones.
+    let storeNames = Set(entities.map(\.name))
+    let renames = renamed.filter { storeNames.contains($0.key) && !storeNames.contains($0.value) }
+    let seen = entities.map { e in
+      StoreEntity(number: e.number, name: renames[e.name] ?? e.name, superNumber: e.superNumber, max: e.max)
+    }
+    let tableOf = Dictionary(renames.map { ($0.value, "Z" + $0.key.uppercased()) }, uniquingKeysWith: { a, _ in a })
+    var result = SQLiteLayout.make(version.model, stored: stored, entities: seen, tables: tables, tableOf: tableOf)
+    if case .success(var l) = result, !renames.isEmpty {
+      for (old, new) in renames.sorted(by: { $0.key < $1.key }) {
+        l.notes.append("entity \(new): the store names it \(old), its renaming identifier (the store was not migrated)")
+      }
+      result = .success(l)
+    }
+    return result
   }
 
   /// A name quoted for SQL.
