@@ -16,3 +16,12 @@ public struct CoreDataError: RemediedError, Sendable, Equatable {
 
   public var problem: String { "\(file): \(message)" }
 }
+
+extension CoreDataError {
+  /// A refusal of a strict import: what would have been converted or left out.
+  static func strict(file: String, notes: [String], first: String) -> CoreDataError {
+    let more = notes.count > 1 ? " (and \(notes.count - 1) more)" : ""
+    return CoreDataError(
+      file: file, "strict: the import would convert or leave out what it reads: \(first)\(more); nothing written")
+  }
+}

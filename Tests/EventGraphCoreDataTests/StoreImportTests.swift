@@ -215,4 +215,16 @@ struct StoreImportTests {
     let rack = try #require(lines.first { $0.contains(#""entity": "Rack""#) })
     #expect(rack.contains(#""label": "A-1""#) && rack.contains(#""items": ["#))
   }
+
+  @Test("strict: a store whose reading would leave something out is refused before anything is written")
+  func strictStore() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    // The built store has a column the model does not know (ZSHELF.ZLEGACY): a note.
+    let (model, file) = try BuiltStores.make(in: dir)
+    #expect {
+      try CoreDataStoreImport.run(store: dir + "/s", model: model, file: file, options: .init(strict: true))
+    } throws: { "\($0)".contains("strict:") && "\($0)".contains("ZLEGACY") }
+    #expect(!FileManager.default.fileExists(atPath: dir + "/s"))
+  }
 }

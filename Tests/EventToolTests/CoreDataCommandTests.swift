@@ -56,4 +56,34 @@ struct CoreDataCommandTests {
     #expect(r.out.contains("custom migration policy class AddressBookToPhoneBook"))
     #expect(r.out.contains("浦島 太郎 :Tel 090-1234-5678\n桃 太郎 :Tel 123-4567-7891\n桃 太郎 :Tel 090-111-9999\n"))
   }
+
+  @Test("--strict refuses what would be converted or left out, writing nothing; without it the same notes are printed")
+  func strict() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    // SwiftGen's model has what EventGraph keeps only in user info (fetched properties, …).
+    let model = Self.fixtures + "/SwiftGen/Model.xcdatamodeld"
+    let refused = try ToolRunner.eventtool(["import-model", model, "--out", dir + "/strict", "--strict"])
+    #expect(refused.status == 1 && refused.err.contains("strict: the import would convert or leave out"))
+    #expect(refused.err.contains("nothing written"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/strict"))
+    #expect(try ToolRunner.eventtool(["import-model", model, "--out", dir + "/lax"]).out.contains("  note: "))
+    // The seed's mapping names a custom policy class: a note, so --strict refuses it.
+    let mapping = Self.fixtures + "/MyMigration/v1_to_v2.xcmappingmodel"
+    let out = dir + "/m.mapping.json"
+    let strictMapping = try ToolRunner.eventtool(["import-mapping", mapping, "--out", out, "--strict"])
+    #expect(strictMapping.status == 1 && strictMapping.err.contains("custom migration policy class"))
+    #expect(!FileManager.default.fileExists(atPath: out))
+    let j = try ToolRunner.eventtool(["import-mapping", mapping, "--out", out, "--json"])
+    #expect(j.status == 0, "\(j.err)")
+    let json = try JSON(parsing: Array(j.out.utf8))
+    #expect(json["entityMappings"] == .int(3) && json["source"] == .int(1) && json["destination"] == .int(2))
+    #expect(json["notes"]?.arrayValue?.contains { $0.stringValue?.contains("custom migration policy") == true } == true)
+    // TavantTrade's store converts as it is: --strict takes it.
+    let store = try ToolRunner.eventtool([
+      "import-coredata", dir + "/t", Self.fixtures + "/TavantTrade/Model.sqlite", "--model",
+      Self.fixtures + "/TavantTrade/Model.xcdatamodeld", "--strict",
+    ])
+    #expect(store.status == 0, "\(store.err)")
+  }
 }

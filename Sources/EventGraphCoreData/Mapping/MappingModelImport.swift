@@ -17,9 +17,20 @@ public struct ImportedMapping: Sendable, Equatable {
 /// Data XML store of Xcode's `XDDevMappingModel`, `XDDevEntityMapping`,
 /// `XDDevAttributeMapping` and `XDDevRelationshipMapping` objects) and writes the mapping.
 public enum CoreDataMappingImport {
-  /// - Parameter model: the model bundle the mapping's source and destination are versions
-  ///   of; `nil`: the bundle its `sourcemodelpath` names, beside the mapping model.
-  public static func run(_ path: String, model: String? = nil) throws(CoreDataError) -> ImportedMapping {
+  /// - Parameters:
+  ///   - model: the model bundle the mapping's source and destination are versions of;
+  ///     `nil`: the bundle its `sourcemodelpath` names, found as Xcode finds it.
+  ///   - strict: refuse the mapping when anything of it would be converted or left out
+  ///     (a note).
+  public static func run(_ path: String, model: String? = nil, strict: Bool = false) throws(CoreDataError)
+    -> ImportedMapping
+  {
+    let m = try read(path, model: model)
+    if strict, let first = m.notes.first { throw CoreDataError.strict(file: path, notes: m.notes, first: first) }
+    return m
+  }
+
+  private static func read(_ path: String, model: String?) throws(CoreDataError) -> ImportedMapping {
     let file = path.hasSuffix(".xml") ? path : path + "/xcmapping.xml"
     let bytes: [UInt8]
     do {

@@ -20,11 +20,14 @@ public enum CoreDataModelImport {
   /// Reads every version, converts each, checks that each loads as an EventGraph model,
   /// then writes them all (nothing is written when one fails).
   ///
-  /// - Parameter options: the keys to write; ``ModelWriterOptions/loadable`` by default, so
-  ///   that every file written loads in this build.
-  public static func run(_ path: String, into directory: String, options: ModelWriterOptions = .loadable)
-    throws -> [ImportedModelFile]
-  {
+  /// - Parameters:
+  ///   - options: the keys to write; ``ModelWriterOptions/loadable`` by default, so that
+  ///     every file written loads in this build.
+  ///   - strict: refuse the model, writing nothing, when any version converts or leaves out
+  ///     anything (a note).
+  public static func run(
+    _ path: String, into directory: String, options: ModelWriterOptions = .loadable, strict: Bool = false
+  ) throws -> [ImportedModelFile] {
     let (name, versions) = try CoreDataModelBundle.read(path)
     var outputs: [(ImportedModelFile, String)] = []
     for v in versions {
@@ -43,6 +46,9 @@ public enum CoreDataModelImport {
             isCurrent: v.isCurrent,
             entityCount: out.entityCount, notes: out.notes), out.text
         ))
+    }
+    if strict, let noted = outputs.first(where: { !$0.0.notes.isEmpty })?.0 {
+      throw CoreDataError.strict(file: noted.source, notes: noted.notes, first: noted.notes[0])
     }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for (file, text) in outputs {

@@ -9,11 +9,15 @@ public struct CoreDataStoreImportOptions: Sendable {
   public var batch: Int
   /// Skip the rows that break the model (reported) instead of refusing the store.
   public var lenient: Bool
+  /// Refuse the store, before anything is written, when reading it would convert or
+  /// leave out anything (a note: an unknown column, an entity read by its old name).
+  public var strict: Bool
 
-  public init(version: Int? = nil, batch: Int = 10_000, lenient: Bool = false) {
+  public init(version: Int? = nil, batch: Int = 10_000, lenient: Bool = false, strict: Bool = false) {
     self.version = version
     self.batch = batch
     self.lenient = lenient
+    self.strict = strict
   }
 }
 
@@ -65,6 +69,9 @@ public enum CoreDataStoreImport {
       isXML
       ? try XMLStorePlan.make(file: file, candidates: candidates, lenient: options.lenient)
       : try SQLitePlan.make(file: file, candidates: candidates, lenient: options.lenient)
+    if options.strict, let first = plan.notes.first {
+      throw CoreDataError.strict(file: file, notes: plan.notes, first: first)
+    }
     return try write(plan, to: store, options: options, identity: identity)
   }
 

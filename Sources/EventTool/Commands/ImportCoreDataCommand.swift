@@ -26,6 +26,9 @@ struct ImportCoreDataCommand: ToolCommand {
       OptionSpec(
         "lenient", help: "Skip the rows that break the model (they are listed) instead of refusing the store."),
       OptionSpec("json", help: "Print the result and the map from each Core Data object to its identity as JSON."),
+      OptionSpec(
+        "strict",
+        help: "Refuse the store, writing nothing, if reading it would convert or leave out anything (a note)."),
     ],
     examples: [
       "eventtool import-coredata trade.store Model.sqlite --model Model.xcdatamodeld",
@@ -45,7 +48,8 @@ struct ImportCoreDataCommand: ToolCommand {
     do {
       result = try CoreDataStoreImport.run(
         store: try a.required("STORE"), model: a.value("model") ?? "", file: try a.required("FILE"),
-        options: CoreDataStoreImportOptions(version: version, batch: batch, lenient: a.flag("lenient"))
+        options: CoreDataStoreImportOptions(
+          version: version, batch: batch, lenient: a.flag("lenient"), strict: a.flag("strict"))
       ) { coreData, identity in
         if json { identities.append(JSONField(coreData, .string(identity))) }
       }

@@ -1,4 +1,5 @@
 import EventGraphCoreData
+internal import EventGraphText
 import Foundation
 
 struct ImportMappingCommand: ToolCommand {
@@ -16,6 +17,9 @@ struct ImportMappingCommand: ToolCommand {
     options: [
       OptionSpec("out", valueName: "FILE", help: "The mapping file to write (*.mapping.json).", isRequired: true),
       OptionSpec("model", valueName: "PATH", help: "The model bundle whose versions the mapping maps between."),
+      OptionSpec("json", help: "Print what was written, with every note, as one JSON object."),
+      OptionSpec(
+        "strict", help: "Refuse the mapping, writing nothing, if anything of it would be converted or left out."),
     ],
     examples: ["eventtool import-mapping v1_to_v2.xcmappingmodel --out v1-v2.mapping.json"])
 
@@ -23,11 +27,21 @@ struct ImportMappingCommand: ToolCommand {
     let out = a.value("out") ?? ""
     let mapping: ImportedMapping
     do {
-      mapping = try CoreDataMappingImport.run(try a.required("FILE"), model: a.value("model"))
+      mapping = try CoreDataMappingImport.run(try a.required("FILE"), model: a.value("model"), strict: a.flag("strict"))
     } catch let e as CoreDataError {
       throw ToolError.failed(ToolHints.message(e))
     }
     try Data(mapping.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+    if a.flag("json") {
+      io.print(
+        JSON.object([
+          JSONField("file", .string(out)), JSONField("source", .int(Int64(mapping.source))),
+          JSONField("destination", .int(Int64(mapping.destination))),
+          JSONField("entityMappings", .int(Int64(mapping.entityMappings))),
+          JSONField("notes", .array(mapping.notes.map { .string($0) })),
+        ]).serialized())
+      return
+    }
     io.print(
       "wrote \(out): \(mapping.entityMappings) entity mappings, version \(mapping.source) -> \(mapping.destination)")
     for n in mapping.notes { io.print("  note: \(n)") }

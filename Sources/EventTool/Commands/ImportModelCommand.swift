@@ -16,13 +16,15 @@ struct ImportModelCommand: ToolCommand {
     options: [
       OptionSpec("out", valueName: "DIR", help: "The directory to write the model files to.", isRequired: true),
       OptionSpec("json", help: "Print the files written as one JSON object."),
+      OptionSpec(
+        "strict", help: "Refuse the model, writing nothing, if any version would be converted or left out in part."),
     ],
     examples: ["eventtool import-model MyMigration_DataModel.xcdatamodeld --out models"])
 
   func run(_ a: ParsedArguments, _ io: ToolIO) throws {
     let files: [ImportedModelFile]
     do {
-      files = try CoreDataModelImport.run(try a.required("PATH"), into: a.value("out") ?? ".")
+      files = try CoreDataModelImport.run(try a.required("PATH"), into: a.value("out") ?? ".", strict: a.flag("strict"))
     } catch let e as CoreDataError {
       throw ToolError.failed(ToolHints.message(e))
     }
