@@ -227,4 +227,44 @@ struct StoreImportTests {
     } throws: { "\($0)".contains("strict:") && "\($0)".contains("ZLEGACY") }
     #expect(!FileManager.default.fileExists(atPath: dir + "/s"))
   }
+
+  /// A one-entity XML model bundle at `dir/NAME.xcdatamodel`.
+  func bundle(_ dir: String, _ name: String, entity: String, attribute: String) throws -> String {
+    let path = dir + "/\(name).xcdatamodel"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    try
+      #"<?xml version="1.0"?><model><entity name="\#(entity)"><attribute name="\#(attribute)" attributeType="String"/></entity></model>"#
+      .write(toFile: path + "/contents", atomically: true, encoding: .utf8)
+    return path
+  }
+
+  @Test("a store opened with a model merged from two bundles is read with their current versions merged")
+  func mergedModels() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let notes = try bundle(dir, "Notes", entity: "Note", attribute: "text")
+    let labels = try bundle(dir, "Labels", entity: "Label", attribute: "name")
+    let file = dir + "/App.sqlite"
+    try SQLiteDatabase(writing: file).execute(
+      """
+      CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+      INSERT INTO Z_PRIMARYKEY VALUES (1, 'Label', 0, 2), (2, 'Note', 0, 1);
+      CREATE TABLE ZLABEL (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR);
+      CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR);
+      INSERT INTO ZLABEL VALUES (1, 1, 1, 'home'), (2, 1, 1, 'work');
+      INSERT INTO ZNOTE VALUES (1, 2, 1, 'buy milk');
+      """)
+    // One bundle alone does not fit the store.
+    #expect(throws: CoreDataError.self) { try CoreDataStoreImport.run(store: dir + "/one", model: notes, file: file) }
+    let result = try CoreDataStoreImport.run(store: dir + "/s", models: [notes, labels], file: file)
+    #expect(result.objects == ["Label": 2, "Note": 1])
+    #expect(result.versionName == "merged (Notes, Labels)")
+    #expect(try export(dir + "/s").contains { $0.contains(#""text": "buy milk""#) })
+    // Two bundles that both define an entity are refused, naming both.
+    let twice = try bundle(dir + "/other", "Notes", entity: "Note", attribute: "body")
+    #expect {
+      try CoreDataStoreImport.run(store: dir + "/t", models: [notes, twice], file: file)
+    } throws: { "\($0)".contains("entity Note is in both") && "\($0)".contains(twice) }
+    #expect(!FileManager.default.fileExists(atPath: dir + "/t"))
+  }
 }

@@ -50,7 +50,20 @@ public enum CoreDataStoreImport {
     store: String, model: String, file: String, options: CoreDataStoreImportOptions = .init(),
     identity: @escaping (String, String) -> Void = { _, _ in }
   ) throws -> CoreDataStoreImportResult {
-    let (name, versions) = try CoreDataModelBundle.read(model)
+    try run(store: store, models: [model], file: file, options: options, identity: identity)
+  }
+
+  /// ``run(store:model:file:options:identity:)`` with the model an app opens its store with
+  /// merged from several bundles, as `NSManagedObjectModel.mergedModel(from:)` merges them:
+  /// the current version of each, their entities together (one name in two bundles is
+  /// refused, naming both), under the first bundle's name, as one version.
+  public static func run(
+    store: String, models: [String], file: String, options: CoreDataStoreImportOptions = .init(),
+    identity: @escaping (String, String) -> Void = { _, _ in }
+  ) throws -> CoreDataStoreImportResult {
+    guard let model = models.first else { throw CoreDataError(file: file, "no model to read the store with") }
+    let (name, versions) =
+      models.count == 1 ? try CoreDataModelBundle.read(model) : try merged(models, version: options.version, file: file)
     var candidates: [(CoreDataModelVersion, Model)] = []
     for v in versions where options.version == nil || options.version == v.version {
       let out = try v.model.modelFile(name: name, version: v.version, file: v.file, options: .loadable)
@@ -73,6 +86,45 @@ public enum CoreDataStoreImport {
       throw CoreDataError.strict(file: file, notes: plan.notes, first: first)
     }
     return try write(plan, to: store, options: options, identity: identity)
+  }
+
+  /// The current versions of several bundles merged into one model version.
+  static func merged(_ paths: [String], version: Int?, file: String) throws -> (String, [CoreDataModelVersion]) {
+    guard version == nil else {
+      throw CoreDataError(
+        file: file, "a version number names a version of one model; a merged model is each bundle's current version")
+    }
+    var merged = CoreDataModel()
+    var owner: [String: String] = [:]
+    var names: [String] = []
+    var firstName = ""
+    var firstFile = ""
+    for path in paths {
+      let (name, versions) = try CoreDataModelBundle.read(path)
+      guard let current = versions.first(where: \.isCurrent) ?? versions.last else {
+        throw CoreDataError(file: path, "the model has no version")
+      }
+      if firstName.isEmpty {
+        firstName = name
+        firstFile = current.file
+      }
+      names.append(current.name)
+      for e in current.model.entities {
+        if let other = owner[e.name] {
+          throw CoreDataError(file: path, "entity \(e.name) is in both \(other) and \(path): the models cannot be merged")
+        }
+        owner[e.name] = path
+        merged.entities.append(e)
+      }
+      merged.fetchRequests += current.model.fetchRequests
+      merged.configurations += current.model.configurations
+      merged.userInfo.merge(current.model.userInfo) { a, _ in a }
+      merged.readNotes += current.model.readNotes
+    }
+    let version = CoreDataModelVersion(
+      name: "merged (" + names.joined(separator: ", ") + ")", version: 1, isCurrent: true, file: firstFile,
+      format: "merged", model: merged)
+    return (firstName, [version])
   }
 
   private static func write(

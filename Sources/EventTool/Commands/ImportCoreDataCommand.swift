@@ -19,8 +19,10 @@ struct ImportCoreDataCommand: ToolCommand {
     ],
     options: [
       OptionSpec(
-        "model", valueName: "PATH", help: "The Core Data model (.xcdatamodeld, .xcdatamodel, .momd or .mom).",
-        isRequired: true),
+        "model", valueName: "PATH",
+        help:
+          "The Core Data model (.xcdatamodeld, .xcdatamodel, .momd or .mom); given more than once, the current versions of all, merged as Core Data merges an app's models.",
+        isRepeatable: true, isRequired: true),
       OptionSpec("version", valueName: "N", help: "Read the store with version N of the model, not the one that fits."),
       OptionSpec("batch", valueName: "N", help: "Objects per commit (10000 when not given)."),
       OptionSpec(
@@ -47,7 +49,7 @@ struct ImportCoreDataCommand: ToolCommand {
     let result: CoreDataStoreImportResult
     do {
       result = try CoreDataStoreImport.run(
-        store: try a.required("STORE"), model: a.value("model") ?? "", file: try a.required("FILE"),
+        store: try a.required("STORE"), models: a.values("model"), file: try a.required("FILE"),
         options: CoreDataStoreImportOptions(
           version: version, batch: batch, lenient: a.flag("lenient"), strict: a.flag("strict"))
       ) { coreData, identity in
