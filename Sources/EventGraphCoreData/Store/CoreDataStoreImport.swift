@@ -111,7 +111,8 @@ public enum CoreDataStoreImport {
       names.append(current.name)
       for e in current.model.entities {
         if let other = owner[e.name] {
-          throw CoreDataError(file: path, "entity \(e.name) is in both \(other) and \(path): the models cannot be merged")
+          throw CoreDataError(
+            file: path, "entity \(e.name) is in both \(other) and \(path): the models cannot be merged")
         }
         owner[e.name] = path
         merged.entities.append(e)
