@@ -63,7 +63,9 @@ public struct Ref<Target: Record>: Sendable, Hashable, Comparable, Codable, Cust
 /// A record read from the store, with the identity and the version of its object.
 ///
 /// The record's properties read through it (`stored.name`); ``record`` is the value to
-/// change and write back with ``Transaction/update(_:_:)``.
+/// change and write back with ``Transaction/update(_:_:)``. Its own members — `id`, `ref`,
+/// `objectID`, `version`, `record` — come first: a record property of one of those names
+/// is read as `stored.record.version`.
 @dynamicMemberLookup
 public struct Stored<R: Record> {
   /// The object's identity.

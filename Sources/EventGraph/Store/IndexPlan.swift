@@ -33,13 +33,9 @@ struct IndexPlan {
       return plan(a, range, blind).map { [$0] }
     case .points(let id, let points):
       guard let a = entity.attribute(id), let keys = keys(a, blind) else { return nil }
-      return [
-        IndexPlan(
-          attribute: a,
-          ranges: points.map { v in
-            let k = keys(v); return (k, k)
-          })
-      ]
+      // Each point's two bounds are one key, encoded once.
+      let encoded = points.map(keys)
+      return [IndexPlan(attribute: a, ranges: encoded.map { ($0, $0) })]
     case .prefix(let id, let p):
       guard let a = entity.attribute(id) else { return nil }
       // Every string with the prefix: its key starts with the prefix's bytes (in normal form
