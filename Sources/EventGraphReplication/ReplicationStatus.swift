@@ -76,3 +76,55 @@ public struct ReplicationStatus: Sendable, Hashable {
     return 0
   }
 }
+
+extension ReplicationStatus {
+  /// The status as Prometheus families (`PrometheusExposition`), to serve beside the
+  /// store's `StoreMetrics.prometheusText(includingProcess:)`: the store's role,
+  /// the stream's end, a replica's lag in messages, a primary's unshipped commits, and
+  /// whether anyone holds the stream's lease.
+  public func prometheusText() -> String {
+    var out = PrometheusExposition()
+    out.gauge(
+      "eventgraph_replication_role", help: "The store's part in replication: 1 for its role.",
+      [([("role", role.kind.rawValue), ("stream", role.stream)], 1)])
+    out.gauge(
+      "eventgraph_replication_stream_last_sequence", help: "The replication stream's last message.",
+      Double(streamLastSequence))
+    if let behind = messagesBehind {
+      out.gauge(
+        "eventgraph_replication_messages_behind", help: "Stream messages a replica has not applied.", Double(behind))
+    }
+    if let unshipped = unshippedCommits {
+      out.gauge(
+        "eventgraph_replication_unshipped_commits", help: "Commits of a primary that the stream does not hold.",
+        Double(unshipped))
+    }
+    out.gauge(
+      "eventgraph_replication_lease_held", help: "Whether a member holds the stream's lease (a primary to write to).",
+      leaseHolder == nil ? 0 : 1)
+    return out.text
+  }
+}
+
+extension ShipperStatus {
+  /// The shipper's state as Prometheus families: the stream's end as it knows it, the last
+  /// commit shipped per model version, and whether it is fenced, retrying a failure, or has
+  /// seen its lease taken.
+  public func prometheusText() -> String {
+    var out = PrometheusExposition()
+    out.gauge(
+      "eventgraph_shipper_stream_last_sequence", help: "The stream's last message as the shipper knows it.",
+      [([("stream", stream)], Double(lastSequence))])
+    out.gauge(
+      "eventgraph_shipper_shipped_commit", help: "The last commit in the stream, per model version.",
+      shipped.sorted { $0.key < $1.key }.map { ([("version", String($0.key))], Double($0.value)) })
+    out.gauge("eventgraph_shipper_fenced", help: "Whether another member fenced this primary.", fenced == nil ? 0 : 1)
+    out.gauge(
+      "eventgraph_shipper_retrying", help: "Whether the shipper is retrying a failure (no leader, a timeout).",
+      lastError == nil ? 0 : 1)
+    out.gauge(
+      "eventgraph_shipper_lease_lost", help: "Whether another member took the stream's lease from this primary.",
+      leaseLostTo == nil ? 0 : 1)
+    return out.text
+  }
+}

@@ -8,7 +8,7 @@ import Foundation
 /// the map, the readers, the consumers' lag — are read from the store and are the same
 /// from every process.
 ///
-/// ``prometheusText()`` renders it in Prometheus' text exposition format, for a service
+/// ``prometheusText(includingProcess:)`` renders it in Prometheus' text exposition format, for a service
 /// to serve on its HTTP endpoint (or `eventtool stats STORE --prometheus` for node
 /// exporter's textfile collector); rates (commits a second) are Prometheus' to compute
 /// from the counters, as `rate(eventgraph_commits_total[1m])`.
@@ -63,75 +63,33 @@ public struct StoreMetrics: Sendable {
   ///   counters too; a program that only looks at a store (`eventtool stats`) leaves them
   ///   out, as it made no commits to count.
   public func prometheusText(includingProcess: Bool = true) -> String {
-    var out = ""
-    func family(_ name: String, _ type: String, _ help: String) {
-      out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    var out = PrometheusExposition()
+    if includingProcess {
+      out.histogram(
+        "eventgraph_commit_transaction_duration_seconds",
+        help: "Duration of this process's write transactions of commits, from start to commit.", transactionDuration)
+      out.histogram(
+        "eventgraph_lmdb_commit_duration_seconds",
+        help: "Duration of LMDB's commit of those transactions: page writes and, when durable, the flush.",
+        lmdbCommitDuration)
+      out.histogram(
+        "eventgraph_commits_per_transaction",
+        help: "Commits in each of this process's write transactions (group commit).", commitsPerTransaction)
+      out.counter("eventgraph_commits_total", help: "Commits this process appended to the log.", commitsAppended)
+      out.counter("eventgraph_events_total", help: "Events of the commits this process appended.", eventsAppended)
     }
-    func sample(_ name: String, _ labels: String = "", _ value: String) {
-      out += name + (labels.isEmpty ? "" : "{\(labels)}") + " " + value + "\n"
-    }
-    func histogram(_ name: String, _ help: String, _ h: Histogram) {
-      family(name, "histogram", help)
-      for (bound, count) in zip(h.upperBounds, h.cumulativeCounts) {
-        sample(name + "_bucket", "le=\"\(Self.number(bound))\"", "\(count)")
-      }
-      sample(name + "_bucket", "le=\"+Inf\"", "\(h.count)")
-      sample(name + "_sum", "", Self.number(h.sum))
-      sample(name + "_count", "", "\(h.count)")
-    }
-    if includingProcess { processFamilies(histogram, family, sample) }
-    family("eventgraph_log_commits", "gauge", "The log's last commit number, every process's commits.")
-    sample("eventgraph_log_commits", "", "\(logCommits)")
-    family("eventgraph_log_events", "gauge", "The log's last event sequence.")
-    sample("eventgraph_log_events", "", "\(logEvents)")
-    family("eventgraph_map_size_bytes", "gauge", "The size of the store's memory map.")
-    sample("eventgraph_map_size_bytes", "", "\(mapSize)")
-    family("eventgraph_map_used_bytes", "gauge", "The bytes of the map in use.")
-    sample("eventgraph_map_used_bytes", "", "\(usedSize)")
-    family("eventgraph_file_size_bytes", "gauge", "The size of the store's data file.")
-    sample("eventgraph_file_size_bytes", "", "\(fileSize)")
-    family("eventgraph_readers", "gauge", "LMDB reader slots in use, every process's.")
-    sample("eventgraph_readers", "", "\(readers)")
-    family("eventgraph_readers_max", "gauge", "LMDB reader slots of the store.")
-    sample("eventgraph_readers_max", "", "\(maxReaders)")
-    family("eventgraph_consumer_lag_events", "gauge", "Events of the log after a durable consumer's position.")
-    for (name, lag) in consumerLag {
-      sample("eventgraph_consumer_lag_events", "consumer=\"\(Self.label(name))\"", "\(lag)")
-    }
-    return out
-  }
-
-  /// This process's own families: the commit writer's histograms and counters.
-  private func processFamilies(
-    _ histogram: (String, String, Histogram) -> Void, _ family: (String, String, String) -> Void,
-    _ sample: (String, String, String) -> Void
-  ) {
-    histogram(
-      "eventgraph_commit_transaction_duration_seconds",
-      "Duration of this process's write transactions of commits, from start to commit.", transactionDuration)
-    histogram(
-      "eventgraph_lmdb_commit_duration_seconds",
-      "Duration of LMDB's commit of those transactions: page writes and, when durable, the flush.",
-      lmdbCommitDuration)
-    histogram(
-      "eventgraph_commits_per_transaction", "Commits in each of this process's write transactions (group commit).",
-      commitsPerTransaction)
-    family("eventgraph_commits_total", "counter", "Commits this process appended to the log.")
-    sample("eventgraph_commits_total", "", "\(commitsAppended)")
-    family("eventgraph_events_total", "counter", "Events of the commits this process appended.")
-    sample("eventgraph_events_total", "", "\(eventsAppended)")
-  }
-
-  /// A number as the exposition format writes one (Go's float formatting: `1e-05`, `0.25`, `10`).
-  static func number(_ d: Double) -> String {
-    if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-    return "\(d)"
-  }
-
-  /// A label value with backslash, quote and line feed escaped, as the format requires.
-  static func label(_ s: String) -> String {
-    s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      .replacingOccurrences(of: "\n", with: "\\n")
+    out.gauge(
+      "eventgraph_log_commits", help: "The log's last commit number, every process's commits.", Double(logCommits))
+    out.gauge("eventgraph_log_events", help: "The log's last event sequence.", Double(logEvents))
+    out.gauge("eventgraph_map_size_bytes", help: "The size of the store's memory map.", Double(mapSize))
+    out.gauge("eventgraph_map_used_bytes", help: "The bytes of the map in use.", Double(usedSize))
+    out.gauge("eventgraph_file_size_bytes", help: "The size of the store's data file.", Double(fileSize))
+    out.gauge("eventgraph_readers", help: "LMDB reader slots in use, every process's.", Double(readers))
+    out.gauge("eventgraph_readers_max", help: "LMDB reader slots of the store.", Double(maxReaders))
+    out.gauge(
+      "eventgraph_consumer_lag_events", help: "Events of the log after a durable consumer's position.",
+      consumerLag.map { ([("consumer", $0.name)], Double($0.events)) })
+    return out.text
   }
 }
 

@@ -37,14 +37,7 @@ struct StatsCommand: ToolCommand {
     if a.flag("prometheus") {
       guard !a.flag("json") else { throw ToolError.usage("--prometheus and --json are two formats: give one") }
       var text = try store.metrics().prometheusText(includingProcess: false)
-      if let lag {
-        text += "# HELP eventgraph_replication_messages_behind Stream messages a replica has not applied.\n"
-        text += "# TYPE eventgraph_replication_messages_behind gauge\n"
-        text += "eventgraph_replication_messages_behind \(lag.messagesBehind ?? 0)\n"
-        text += "# HELP eventgraph_replication_unshipped_commits Commits of a primary not in the stream.\n"
-        text += "# TYPE eventgraph_replication_unshipped_commits gauge\n"
-        text += "eventgraph_replication_unshipped_commits \(lag.unshippedCommits ?? 0)\n"
-      }
+      if let lag { text += lag.prometheusText() }
       return io.writeOut(text)
     }
     if a.flag("json") {
