@@ -278,3 +278,68 @@ struct PrivacyTests {
     #expect(try store.read { try $0.value(p, "email") } == .string("ada@example.org"))
   }
 }
+
+/// A clone of personal data belongs to the copy's subject: it is sealed again under the
+/// copied subject's key, so that each side is erased on its own.
+@Suite("Personal data: clones sealed under their own subjects")
+struct PrivacyCloneTests {
+  @Test("erasing the original leaves the copy readable, and erasing the copy erases its phone too")
+  func eachSideErasedAlone() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let key = try PrivacyTests.keyFile(in: dir)
+    let store = try EventStore.create(
+      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
+    let (momo, phone) = try #require(
+      try store.write { tx in
+        let m = try tx.insert("AddressBook", ["firstName": .string("Momo"), "lastName": .string("Secret")])
+        let p = try tx.insert("PhoneBook", ["phoneNumber": .string("555")])
+        try tx.link(m, "phones", p)
+        return (m, p)
+      }.value)
+    let copy = try store.clone(root: momo, policy: ["phones": .deep])
+    let copyPhone = try #require(copy.identities[phone])
+    try store.read { s in
+      // Sealed under the copies: the copy's own key, the phone under the copied person.
+      let stored = try #require(try s.reader.object(copy.root))
+      let lastName = try #require(s.model.entity(named: "AddressBook")?.attribute(named: "lastName"))
+      guard case .sealed(let v)? = stored[lastName.id] else {
+        Issue.record("the copy's last name is not sealed")
+        return
+      }
+      #expect(v.subject == copy.root)
+      let phoneState = try #require(try s.reader.object(copyPhone))
+      let number = try #require(s.model.entity(named: "PhoneBook")?.attribute(named: "phoneNumber"))
+      guard case .sealed(let n)? = phoneState[number.id] else {
+        Issue.record("the copy's phone number is not sealed")
+        return
+      }
+      #expect(n.subject == copy.root)
+      #expect(try s.value(copy.root, "lastName") == .string("Secret"))
+    }
+    // The blind index finds both numbers.
+    #expect(
+      try Set(store.read { try $0.fetch("PhoneBook", where: "phoneNumber == '555'") }.objects) == [phone, copyPhone])
+    try store.write { tx in _ = try tx.erase(momo, reason: "the original asked") }
+    try store.read { s in
+      #expect(try s.value(copy.root, "lastName") == .string("Secret"))
+      #expect(try s.value(copyPhone, "phoneNumber") == .string("555"))
+      guard case .sealed(let gone)? = try s.value(momo, "lastName") else {
+        Issue.record("the original's last name was opened after its erasure")
+        return
+      }
+      #expect(gone.state == .erased)
+    }
+    try store.write { tx in _ = try tx.erase(copy.root, reason: "the copy's subject asked") }
+    try store.read { s in
+      guard case .sealed(let a)? = try s.value(copy.root, "lastName"),
+        case .sealed(let b)? = try s.value(copyPhone, "phoneNumber")
+      else {
+        Issue.record("the copy's values were opened after its erasure")
+        return
+      }
+      #expect(a.state == .erased && b.state == .erased)
+    }
+    #expect(try store.verify().isOK)
+  }
+}

@@ -90,7 +90,8 @@ extension EventStore {
         let plan = try ClonePlan.collect(
           root: root, reader: reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: false,
           progress: progress)
-        return try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
+        return try plan.replay(
+          firstIdentity: try reader.lastObjectID() + 1, time: time, reseal: Self.resealing(reader, path: path))
       }
       return try CloneResult(written, root: root)
     }
@@ -110,6 +111,30 @@ extension EventStore {
       try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
     }
     return try CloneResult(written, root: root)
+  }
+}
+
+extension EventStore {
+  /// How a clone in this store seals a copied personal value under its copied subject:
+  /// opened with the store's keys and sealed again, keeping its blind hash or its lack; an
+  /// erased value stays as it is (nothing opens it, under either subject).
+  ///
+  /// - Throws: ``ErrorCode/keyRequired`` when the store was opened without its key.
+  fileprivate static func resealing(_ reader: GraphReader<WriteHandle>, path: String)
+    -> (SealedValue, ObjectID) throws -> SealedValue
+  {
+    { sealed, subject in
+      guard let ring = reader.dbs.keyring else { return sealed }
+      let opened = try ring.open(sealed, in: reader.txn)
+      if case .sealed(let still) = opened {
+        guard still.state == .erased else {
+          throw StoreError.keyRequired(
+            path: path, detail: "the copy holds personal values: open it with its key-encryption key to copy them")
+        }
+        return sealed
+      }
+      return try ring.seal(opened, subject: subject, hashed: !sealed.blindHash.isEmpty, in: reader.txn)
+    }
   }
 }
 
@@ -151,9 +176,15 @@ struct ClonePlan: Sendable {
 extension ClonePlan {
   /// The copy's events, with identities from `firstIdentity` on, and their projection.
   ///
+  /// A personal value whose subject is copied too is sealed again, by `reseal`, under the
+  /// copy of its subject: erasing the copy's subject then erases the copy's values, and
+  /// erasing the original's leaves the copy's readable (Docs/privacy.md).
+  ///
   /// - Returns: the sequence read and the identity map (original → copy), the events,
   ///   and the records they make.
-  func replay(firstIdentity: UInt64, time: Date) throws
+  func replay(
+    firstIdentity: UInt64, time: Date, reseal: ((SealedValue, ObjectID) throws -> SealedValue)? = nil
+  ) throws
     -> (value: (UInt64, [ObjectID: ObjectID]), events: CommitCodec.EventBody, fresh: FreshObjects)
   {
     let identities = (0..<UInt64(graph.count)).map { ObjectID(firstIdentity + $0) }
@@ -161,7 +192,7 @@ extension ClonePlan {
     let overrides = self.overrides
     let graph = self.graph
     let model = self.model
-    let states = try replay.states(
+    let made = try replay.states(
       override: overrides.isEmpty
         ? nil
         : { i, entity, attribute in
@@ -178,6 +209,18 @@ extension ClonePlan {
             throw StoreError.wrongType(object: copy, attribute: attribute.name, detail: error.description)
           }
         })
+    var copied = made
+    if let reseal {
+      var copyOf: [ObjectID: ObjectID] = [:]
+      for (i, o) in graph.ids.enumerated() { copyOf[o] = identities[i] }
+      for i in copied.indices {
+        for (p, value) in copied[i].values.enumerated() {
+          guard case .sealed(let sealed)? = value, let subject = copyOf[sealed.subject] else { continue }
+          copied[i].set(PropertyID(rawValue: UInt16(p)), .sealed(try reseal(sealed, subject)))
+        }
+      }
+    }
+    let states = copied
     // Encoded as they are made: the log record is all that is kept of them.
     var events = CommitCodec.EventBody(capacity: graph.count * 96 + graph.targets.count * 12)
     try replay.emitObjects(states) { events.append($0) }
