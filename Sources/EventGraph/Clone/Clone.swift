@@ -90,8 +90,9 @@ extension EventStore {
         let plan = try ClonePlan.collect(
           root: root, reader: reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: false,
           progress: progress)
-        return try plan.replay(
-          firstIdentity: try reader.lastObjectID() + 1, time: time, reseal: Self.resealing(reader, path: path))
+        // Only a store with personal attributes has a keyring, and sealed values to look at.
+        let reseal = reader.dbs.keyring == nil ? nil : Self.resealing(reader, path: path)
+        return try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time, reseal: reseal)
       }
       return try CloneResult(written, root: root)
     }
