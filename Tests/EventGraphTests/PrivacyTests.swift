@@ -342,4 +342,45 @@ struct PrivacyCloneTests {
     }
     #expect(try store.verify().isOK)
   }
+
+  @Test("an override's value for a personal attribute is sealed under the copy's subject, never written plain")
+  func overridesSealed() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let key = try PrivacyTests.keyFile(in: dir)
+    let store = try EventStore.create(
+      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
+    let (momo, phone) = try #require(
+      try store.write { tx in
+        let m = try tx.insert("AddressBook", ["firstName": .string("Momo"), "lastName": .string("Secret")])
+        let p = try tx.insert("PhoneBook", ["phoneNumber": .string("555")])
+        try tx.link(m, "phones", p)
+        return (m, p)
+      }.value)
+    let copy = try store.clone(
+      root: momo, policy: ["phones": .deep],
+      overrides: [
+        "AddressBook.lastName": .value(.string("Overridden")), "PhoneBook.phoneNumber": .value(.string("777")),
+      ])
+    let copyPhone = try #require(copy.identities[phone])
+    try store.read { s in
+      #expect(try s.value(copy.root, "lastName") == .string("Overridden"))
+      #expect(try s.value(copyPhone, "phoneNumber") == .string("777"))
+      // Stored sealed, under the copy and the copied person.
+      let book = try #require(s.model.entity(named: "AddressBook")?.attribute(named: "lastName"))
+      let number = try #require(s.model.entity(named: "PhoneBook")?.attribute(named: "phoneNumber"))
+      guard case .sealed(let a)? = try s.reader.object(copy.root)?[book.id],
+        case .sealed(let b)? = try s.reader.object(copyPhone)?[number.id]
+      else {
+        Issue.record("an override's personal value was stored plain")
+        return
+      }
+      #expect(a.subject == copy.root && b.subject == copy.root && !b.blindHash.isEmpty)
+    }
+    #expect(try store.read { try $0.fetch("PhoneBook", where: "phoneNumber == '777'") }.objects == [copyPhone])
+    // No file holds them in plain text: the log and the records hold them sealed.
+    for (name, bytes) in try PrivacyTests.files(dir) {
+      #expect(!PrivacyTests.contains(bytes, Array("Overridden".utf8)), "\(name) holds an override's plain value")
+    }
+  }
 }

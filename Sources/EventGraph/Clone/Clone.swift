@@ -91,7 +91,7 @@ extension EventStore {
           root: root, reader: reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: false,
           progress: progress)
         // Only a store with personal attributes has a keyring, and sealed values to look at.
-        let reseal = reader.dbs.keyring == nil ? nil : Self.resealing(reader, path: path)
+        let reseal = Self.resealing(reader, path: path)
         return try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time, reseal: reseal)
       }
       return try CloneResult(written, root: root)
@@ -121,22 +121,31 @@ extension EventStore {
   /// erased value stays as it is (nothing opens it, under either subject).
   ///
   /// - Throws: ``ErrorCode/keyRequired`` when the store was opened without its key.
-  fileprivate static func resealing(_ reader: GraphReader<WriteHandle>, path: String)
-    -> (SealedValue, ObjectID) throws -> SealedValue
-  {
-    { sealed, subject in
-      guard let ring = reader.dbs.keyring else { return sealed }
-      let opened = try ring.open(sealed, in: reader.txn)
-      if case .sealed(let still) = opened {
-        guard still.state == .erased else {
-          throw StoreError.keyRequired(
-            path: path, detail: "the copy holds personal values: open it with its key-encryption key to copy them")
+  fileprivate static func resealing(_ reader: GraphReader<WriteHandle>, path: String) -> CloneSealing? {
+    guard let ring = reader.dbs.keyring else { return nil }
+    let locked = StoreError.keyRequired(
+      path: path, detail: "the copy holds personal values: open it with its key-encryption key to copy them")
+    return CloneSealing(
+      reseal: { sealed, subject in
+        let opened = try ring.open(sealed, in: reader.txn)
+        if case .sealed(let still) = opened {
+          guard still.state == .erased else { throw locked }
+          return sealed
         }
-        return sealed
-      }
-      return try ring.seal(opened, subject: subject, hashed: !sealed.blindHash.isEmpty, in: reader.txn)
-    }
+        return try ring.seal(opened, subject: subject, hashed: !sealed.blindHash.isEmpty, in: reader.txn)
+      },
+      seal: { value, subject, hashed in
+        guard ring.kek != nil else { throw locked }
+        return try ring.seal(value, subject: subject, hashed: hashed, in: reader.txn)
+      })
   }
+}
+
+/// How a clone seals the copies' personal values: a sealed value again under another
+/// subject, and a plain one (an override's) under its subject.
+struct CloneSealing {
+  let reseal: (SealedValue, ObjectID) throws -> SealedValue
+  let seal: (Value, ObjectID, _ hashed: Bool) throws -> SealedValue
 }
 
 extension CloneResult {
@@ -179,13 +188,13 @@ extension ClonePlan {
   ///
   /// A personal value whose subject is copied too is sealed again, by `reseal`, under the
   /// copy of its subject: erasing the copy's subject then erases the copy's values, and
-  /// erasing the original's leaves the copy's readable (Docs/privacy.md).
+  /// erasing the original's leaves the copy's readable (Docs/privacy.md). A plain value an
+  /// override gave a personal attribute is sealed under the copy's subject: the copy itself,
+  /// or the copy of (or else the original) subject the original's sealed values name.
   ///
   /// - Returns: the sequence read and the identity map (original → copy), the events,
   ///   and the records they make.
-  func replay(
-    firstIdentity: UInt64, time: Date, reseal: ((SealedValue, ObjectID) throws -> SealedValue)? = nil
-  ) throws
+  func replay(firstIdentity: UInt64, time: Date, reseal: CloneSealing? = nil) throws
     -> (value: (UInt64, [ObjectID: ObjectID]), events: CommitCodec.EventBody, fresh: FreshObjects)
   {
     let identities = (0..<UInt64(graph.count)).map { ObjectID(firstIdentity + $0) }
@@ -215,9 +224,35 @@ extension ClonePlan {
       var copyOf: [ObjectID: ObjectID] = [:]
       for (i, o) in graph.ids.enumerated() { copyOf[o] = identities[i] }
       for i in copied.indices {
+        guard let entity = model.entity(copied[i].entity) else { continue }
         for (p, value) in copied[i].values.enumerated() {
-          guard case .sealed(let sealed)? = value, let subject = copyOf[sealed.subject] else { continue }
-          copied[i].set(PropertyID(rawValue: UInt16(p)), .sealed(try reseal(sealed, subject)))
+          let a = PropertyID(rawValue: UInt16(p))
+          switch value {
+          case .sealed(let sealed)?:
+            guard let subject = copyOf[sealed.subject] else { continue }
+            copied[i].set(a, .sealed(try reseal.reseal(sealed, subject)))
+          case let plain? where p < entity.personal.count && entity.personal[p]:
+            // Only an override puts a plain value here: the originals' are sealed.
+            let subject: ObjectID
+            if entity.subjectPath.isEmpty {
+              subject = identities[i]
+            } else if let named = graph.states[i].values.lazy.compactMap({ v -> ObjectID? in
+              if case .sealed(let s)? = v { return s.subject }
+              return nil
+            }).first {
+              subject = copyOf[named] ?? named
+            } else {
+              let copy = StoreError.ObjectName(entity: entity.name, id: identities[i], origin: .copy(of: graph.ids[i]))
+              throw StoreError.noSubject(
+                object: copy, attribute: entity.property(a)?.name ?? "#\(p)",
+                detail: "an override gives it a value, and the copy's subject is not known until it is linked")
+            }
+            let hashed =
+              entity.indexed[p]
+              || model.uniqueness[Int(entity.id.rawValue)].contains { c in c.attributes.contains { $0.id == a } }
+            copied[i].set(a, .sealed(try reseal.seal(plain, subject, hashed)))
+          default: continue
+          }
         }
       }
     }
