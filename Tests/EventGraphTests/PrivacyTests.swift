@@ -283,10 +283,8 @@ struct PrivacyTests {
 /// copied subject's key, so that each side is erased on its own.
 @Suite("Personal data: clones sealed under their own subjects")
 struct PrivacyCloneTests {
-  @Test("erasing the original leaves the copy readable, and erasing the copy erases its phone too")
-  func eachSideErasedAlone() throws {
-    let dir = temporaryDirectory()
-    defer { removeDirectory(dir) }
+  /// A store of personal data in `dir` with Momo (last name Secret) and her phone 555.
+  static func momoWithPhone(_ dir: String) throws -> (EventStore, ObjectID, ObjectID) {
     let key = try PrivacyTests.keyFile(in: dir)
     let store = try EventStore.create(
       at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
@@ -297,6 +295,14 @@ struct PrivacyCloneTests {
         try tx.link(m, "phones", p)
         return (m, p)
       }.value)
+    return (store, momo, phone)
+  }
+
+  @Test("erasing the original leaves the copy readable, and erasing the copy erases its phone too")
+  func eachSideErasedAlone() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let (store, momo, phone) = try Self.momoWithPhone(dir)
     let copy = try store.clone(root: momo, policy: ["phones": .deep])
     let copyPhone = try #require(copy.identities[phone])
     try store.read { s in
@@ -347,16 +353,7 @@ struct PrivacyCloneTests {
   func overridesSealed() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    let key = try PrivacyTests.keyFile(in: dir)
-    let store = try EventStore.create(
-      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
-    let (momo, phone) = try #require(
-      try store.write { tx in
-        let m = try tx.insert("AddressBook", ["firstName": .string("Momo"), "lastName": .string("Secret")])
-        let p = try tx.insert("PhoneBook", ["phoneNumber": .string("555")])
-        try tx.link(m, "phones", p)
-        return (m, p)
-      }.value)
+    let (store, momo, phone) = try Self.momoWithPhone(dir)
     let copy = try store.clone(
       root: momo, policy: ["phones": .deep],
       overrides: [
