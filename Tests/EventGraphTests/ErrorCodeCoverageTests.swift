@@ -204,7 +204,7 @@ struct ErrorCodeCoverageTests {
       #expect(e?.underlying as? LMDBError == .badValueSize)
       #expect(try store.read { s in try s.value(f.team, "name") } == .string("Reds"))
       return e
-    case .keyRequired, .wrongKey, .erasedSubject, .notASubject, .noSubject:
+    case .keyRequired, .wrongKey, .erasedSubject, .notASubject, .noSubject, .personalDataAcrossStores:
       return try meetPersonal(code, dir: f.dir)
     default:
       Issue.record("no operation meets \(code): add one to this switch")
@@ -236,6 +236,9 @@ struct ErrorCodeCoverageTests {
       try store.write { tx in try tx.erase(person) }
       return refusal { try store.write { tx in try tx.set(person, "lastName", .string("again")) } }
     case .notASubject: return refusal { try store.write { tx in try tx.erase(phone) } }
+    case .personalDataAcrossStores:
+      let other = try EventStore.create(at: dir + "/target", model: store.model, options: options)
+      return refusal { try store.clone(root: person, policy: ["phones": .deep], into: other) }
     default:
       return refusal { try store.write { tx in _ = try tx.insert("PhoneBook", ["phoneNumber": .string("9")]) } }
     }

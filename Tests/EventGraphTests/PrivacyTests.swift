@@ -380,4 +380,24 @@ struct PrivacyCloneTests {
       #expect(!PrivacyTests.contains(bytes, Array("Overridden".utf8)), "\(name) holds an override's plain value")
     }
   }
+
+  @Test(
+    "a clone into another store of personal data is refused, naming the object and the attribute; nothing is written")
+  func notIntoAnotherStore() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let (store, momo, _) = try Self.momoWithPhone(dir)
+    try FileManager.default.createDirectory(atPath: dir + "/other", withIntermediateDirectories: true)
+    let target = try EventStore.create(
+      at: dir + "/target", model: store.model,
+      options: StoreOptions(keyFile: try PrivacyTests.keyFile(in: dir + "/other")))
+    let before = try target.read { try $0.logEnd() }
+    #expect {
+      try store.clone(root: momo, policy: ["phones": .deep], into: target)
+    } throws: { e in
+      guard let e = e as? StoreError, e.code == .personalDataAcrossStores else { return false }
+      return e.property == "lastName" && e.object?.id == momo && "\(e)".contains(target.path)
+    }
+    #expect(try target.read { try $0.logEnd() } == before)
+  }
 }

@@ -108,6 +108,7 @@ extension EventStore {
         root: root, reader: s.reader, asOf: asOf, policy: policy, overrides: overrides, crossStore: true,
         progress: progress)
     }
+    try plan.refuseSealedValues(target: target.path)
     let written = try target.writeFresh(metadata: meta) { reader in
       try plan.replay(firstIdentity: try reader.lastObjectID() + 1, time: time)
     }
@@ -184,6 +185,23 @@ struct ClonePlan: Sendable {
 }
 
 extension ClonePlan {
+  /// Refuses a copy into another store of a personal value: sealed under this store's
+  /// keys, it would read as erased there (Docs/privacy.md).
+  ///
+  /// - Throws: ``ErrorCode/personalDataAcrossStores`` naming the first such object and
+  ///   attribute.
+  func refuseSealedValues(target: String) throws {
+    for state in graph.states {
+      for (p, value) in state.values.enumerated() {
+        guard case .sealed? = value else { continue }
+        let entity = model.entity(state.entity)
+        throw StoreError.personalDataAcrossStores(
+          object: StoreError.ObjectName(entity: entity?.name, id: state.id),
+          attribute: entity?.property(PropertyID(rawValue: UInt16(p)))?.name ?? "#\(p)", target: target)
+      }
+    }
+  }
+
   /// The copy's events, with identities from `firstIdentity` on, and their projection.
   ///
   /// A personal value whose subject is copied too is sealed again, by `reseal`, under the

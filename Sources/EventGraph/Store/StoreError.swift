@@ -140,6 +140,9 @@ public struct StoreError: RemediedError, Sendable, Hashable {
       return "\(object) is not the subject of its personal data: \(problem ?? "")"
     case (.noSubject, .value(let object, let property, let problem)):
       return "\(object).\(property) is personal and has no subject: \(problem)"
+    case (.personalDataAcrossStores, .value(let object, let property, _)):
+      return
+        "\(object).\(property) is personal: it is sealed under this store's keys, which \(path) does not have; copy the subgraph within this store, or leave its personal attributes out of the copy"
     case (.replica, .stream(let stream, _)):
       return "\(path) is a read replica of stream '\(stream)': writes go to the primary"
     case (.fenced, .stream(let stream, let problem)):
@@ -210,7 +213,7 @@ extension StoreError {
     /// ``ErrorCode/deletedObject``.
     case object(ObjectName, asOf: UInt64?)
     /// A value refused for an object's attribute: `wrongType`,
-    /// ``ErrorCode/noSubject``.
+    /// ``ErrorCode/noSubject``, ``ErrorCode/personalDataAcrossStores``.
     case value(ObjectName, property: String, problem: String)
     /// A rule of the model a commit broke on an object's property:
     /// ``ErrorCode/validation``. A denied delete, a value out of range, a failed regular
@@ -443,6 +446,12 @@ extension StoreError {
     .init(.noSubject, .value(object, property: attribute, problem: detail))
   }
 
+  static func personalDataAcrossStores(object: ObjectName, attribute: String, target: String) -> Self {
+    .init(
+      .personalDataAcrossStores, path: target,
+      .value(object, property: attribute, problem: "sealed under another store's keys"))
+  }
+
   static func versionExists(_ version: Int) -> Self { .init(.versionExists, .version(version, problem: nil)) }
 
   static func replica(path: String, stream: String) -> Self {
@@ -631,6 +640,9 @@ extension ErrorCode where Domain == StoreError {
   /// A personal value whose subject cannot be found: the key path of its entity's
   /// `subject` leads nowhere at the end of the commit.
   public static var noSubject: Self { Self("noSubject") }
+  /// A copy into another store of objects that hold personal values: they are sealed
+  /// under this store's keys, which the other store does not have.
+  public static var personalDataAcrossStores: Self { Self("personalDataAcrossStores") }
 }
 
 extension ErrorCode where Domain == StoreError {
@@ -682,6 +694,7 @@ extension ErrorCode where Domain == StoreError {
     .erasedSubject,
     .notASubject,
     .noSubject,
+    .personalDataAcrossStores,
   ]
 }
 
