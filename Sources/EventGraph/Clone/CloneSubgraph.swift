@@ -198,6 +198,7 @@ extension VersionReader {
     guard let asOf else { return nil }
     let last = try reader.logEnd().sequence
     guard asOf <= last else { throw StoreError.sequenceBeyondLog(asOf, last: last) }
+    try reader.checkHistory(at: asOf)
     return asOf == last ? nil : asOf
   }
 

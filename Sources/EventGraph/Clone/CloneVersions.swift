@@ -60,6 +60,10 @@ struct VersionReader<T: TransactionReading> {
     var version: ObjectVersion? = nil
     for first in try reader.history(id) where first <= sequence {
       let commit = try commits.commit(first, reader: reader)
+      if commit.isBase {
+        version = commit.baseVersion(of: id)
+        continue
+      }
       for (seq, event) in commit.events(naming: id) {
         guard seq <= sequence else { break }
         try ObjectVersion.fold(&version, event, id: id, model: model) { rel, o in try inverse(of: rel, from: o) }
@@ -92,9 +96,21 @@ struct VersionReader<T: TransactionReading> {
 final class IndexedCommit {
   let commit: Commit
   private let byObject: [ObjectID: [Int32]]
+  /// For a base (Docs/retention.md): the model, and each object's ordered lists with their
+  /// order keys, since a base links in identity order, not in each list's order.
+  private let base: BaseLists?
 
-  init(_ commit: Commit) {
+  /// A base's entities (of the objects it inserts) and ordered lists, each member with its
+  /// order key.
+  private struct BaseLists {
+    let model: Model
+    var entities: [ObjectID: EntityID] = [:]
+    var lists: [ObjectID: [PropertyID: [(key: UInt64, target: ObjectID)]]] = [:]
+  }
+
+  init(_ commit: Commit, model: Model) throws {
     self.commit = commit
+    base = try commit.metadata.base.map { try Self.orderedLists(commit, $0, model: model) }
     var index: [ObjectID: [Int32]] = [:]
     for (i, e) in commit.events.enumerated() {
       let n = Int32(truncatingIfNeeded: i)
@@ -113,6 +129,56 @@ final class IndexedCommit {
   func events(naming id: ObjectID) -> [(sequence: UInt64, event: Event)] {
     (byObject[id] ?? []).map { (commit.firstSequence + UInt64($0), commit.events[Int($0)]) }
   }
+
+  /// Whether the commit is the base of a truncated log.
+  var isBase: Bool { base != nil }
+
+  /// For a base: the object as the base holds it (`nil` when it does not), its ordered lists
+  /// in their order.
+  func baseVersion(of id: ObjectID) -> ObjectVersion? {
+    guard let base else { return nil }
+    var version: ObjectVersion? = nil
+    for (_, e) in events(naming: id) {
+      ObjectVersion.fold(&version, e, id: id, model: base.model) { rel, o in
+        guard let e = base.entities[o], case .relationship(let r)? = base.model.entity(e)?.property(rel)?.kind else {
+          return nil
+        }
+        return r.inverse
+      }
+    }
+    for (rel, members) in base.lists[id] ?? [:] {
+      version?.relationships[rel] = members.sorted { $0.key < $1.key }.map(\.target)
+    }
+    return ObjectVersion.finished(version, model: base.model)
+  }
+
+  /// A base's entities and ordered lists: its keys are taken by its links in order, the
+  /// source's list first, then the target's where the inverse is ordered too
+  /// (``HistoryBase/orderKeys``).
+  private static func orderedLists(_ commit: Commit, _ base: HistoryBase, model: Model) throws -> BaseLists {
+    var found = BaseLists(model: model)
+    for e in commit.events { if case .insert(let o, let entity) = e { found.entities[o] = entity } }
+    func relationship(_ o: ObjectID, _ id: PropertyID) throws -> Relationship {
+      guard let e = found.entities[o], case .relationship(let r)? = model.entity(e)?.property(id)?.kind else {
+        throw StoreError.corrupt("the base links #\(o.rawValue) by relationship \(id.rawValue), which it does not have")
+      }
+      return r
+    }
+    var keys = base.orderKeys.makeIterator()
+    func next() throws -> UInt64 {
+      guard let k = keys.next() else { throw StoreError.corrupt("the base has fewer order keys than ordered links") }
+      return k
+    }
+    for e in commit.events {
+      guard case .link(let o, let rel, let t, _) = e else { continue }
+      let r = try relationship(o, rel)
+      if r.isOrdered { found.lists[o, default: [:]][rel, default: []].append((try next(), t)) }
+      if let inv = r.inverse, try relationship(t, inv).isOrdered {
+        found.lists[t, default: [:]][inv, default: []].append((try next(), o))
+      }
+    }
+    return found
+  }
 }
 
 /// Decoded commits by first sequence, dropped wholesale past a budget of events so that
@@ -121,17 +187,27 @@ struct CommitIndexCache {
   static let eventBudget = 4_000_000
   private var cached: [UInt64: IndexedCommit] = [:]
   private var events = 0
+  /// The base of a truncated log, kept apart: every object of it comes back to it.
+  private var baseAt: (UInt64, IndexedCommit)?
 
   mutating func commit<T: TransactionReading>(_ first: UInt64, reader: GraphReader<T>) throws -> IndexedCommit {
     if let c = cached[first] { return c }
-    guard let commit = try reader.commit(containing: first), commit.firstSequence == first else {
+    // A base stands for every sequence up to its own last: the versions objects had there.
+    if let (key, base) = baseAt, first >= key, first <= base.commit.lastSequence { return base }
+    guard let commit = try reader.commit(containing: first),
+      commit.firstSequence == first || commit.metadata.base != nil
+    else {
       throw StoreError.corrupt("a history entry names sequence \(first), which does not start a commit in the log")
+    }
+    let indexed = try IndexedCommit(commit, model: reader.model)
+    if commit.metadata.base != nil {
+      baseAt = (commit.firstSequence, indexed)
+      return indexed
     }
     if events + commit.events.count > Self.eventBudget {
       cached.removeAll()
       events = 0
     }
-    let indexed = IndexedCommit(commit)
     cached[first] = indexed
     events += commit.events.count
     return indexed

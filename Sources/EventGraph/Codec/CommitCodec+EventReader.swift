@@ -47,8 +47,8 @@ extension CommitCodec {
       }
     }
 
-    /// The sequence of the record's last event.
-    var lastSequence: UInt64 { header.firstSequence + UInt64(eventCount) - 1 }
+    /// The sequence of the record's last event; a base's own (``HistoryBase/lastSequence``).
+    var lastSequence: UInt64 { header.metadata.base?.lastSequence ?? header.firstSequence + UInt64(eventCount) - 1 }
 
     /// The next event; `nil` after the last, once the record is checked to end there.
     mutating func next() throws(CorruptionError) -> Event? {

@@ -17,7 +17,7 @@ enum CommitCodec {
   static let format: UInt8 = 1
 
   enum EventTag: UInt8 { case insert = 1, set, link, unlink, delete, erase }
-  enum MetadataTag: UInt64 { case author = 1, correlationID, idempotencyKey, sourceCommit, clonedFrom, extra }
+  enum MetadataTag: UInt64 { case author = 1, correlationID, idempotencyKey, sourceCommit, clonedFrom, extra, base }
 
   static func encode(_ c: Commit) -> [UInt8] {
     var w = BinaryWriter(capacity: estimatedSize(of: c))
@@ -105,6 +105,7 @@ enum CommitCodec {
     if m.sourceCommit != nil { fields += 1 }
     if m.clonedFrom != nil { fields += 1 }
     fields += m.extra.count
+    if m.base != nil { fields += 1 }
     w.varint(UInt64(fields))
     if let a = m.author {
       w.varint(MetadataTag.author.rawValue)
@@ -132,6 +133,75 @@ enum CommitCodec {
       w.string(k)
       w.string(v)
     }
+    if let b = m.base {
+      w.varint(MetadataTag.base.rawValue)
+      encode(b, into: &w)
+    }
+  }
+
+  /// A base's field: last sequence, time of the truncation, then, after their length in
+  /// bytes (so that a reader of the header alone skips them), the versions and deleted
+  /// identities in identity order (each identity as the difference from the one before) and
+  /// the order keys, u64 LE each.
+  private static func encode(_ b: HistoryBase, into w: inout BinaryWriter) {
+    w.varint(b.lastSequence)
+    w.zigzag(milliseconds(b.truncatedAt))
+    var bulk = BinaryWriter(capacity: 16 * (b.versions.count + b.deleted.count) + 8 * b.orderKeys.count + 8)
+    bulk.varint(UInt64(b.versions.count))
+    var previous: UInt64 = 0
+    for (o, v) in b.versions.sorted(by: { $0.key < $1.key }) {
+      bulk.varint(o.rawValue - previous)
+      bulk.varint(v)
+      previous = o.rawValue
+    }
+    bulk.varint(UInt64(b.deleted.count))
+    previous = 0
+    for (o, e) in b.deleted.sorted(by: { $0.key < $1.key }) {
+      bulk.varint(o.rawValue - previous)
+      bulk.varint(UInt64(e.rawValue))
+      previous = o.rawValue
+    }
+    bulk.varint(UInt64(b.orderKeys.count))
+    for k in b.orderKeys { bulk.fixed64(k) }
+    w.lengthPrefixed(bulk.bytes)
+  }
+
+  /// A base's field; with `full` false, without its versions, deleted identities and order
+  /// keys (a reader of the log's start that needs only where the base ends).
+  private static func decodeBase(_ r: inout BinaryReader, full: Bool) throws(CorruptionError) -> HistoryBase {
+    let last = try r.varint()
+    let ms = try r.zigzag()
+    var b = HistoryBase(lastSequence: last, truncatedAt: Date(timeIntervalSince1970: Double(ms) / 1000))
+    let length = try r.int(max: UInt64(r.remaining))
+    let end = r.offset + length
+    guard full else {
+      r.offset = end
+      return b
+    }
+    func identity(after o: UInt64) throws(CorruptionError) -> UInt64 {
+      let (next, overflow) = o.addingReportingOverflow(try r.varint())
+      guard !overflow, next > o || o == 0 else { throw r.failure("base: identities out of order") }
+      return next
+    }
+    let versions = try r.int(max: UInt64(length))
+    b.versions.reserveCapacity(versions)
+    var o: UInt64 = 0
+    for _ in 0..<versions {
+      o = try identity(after: o)
+      b.versions[ObjectID(o)] = try r.varint()
+    }
+    let deleted = try r.int(max: UInt64(length))
+    b.deleted.reserveCapacity(deleted)
+    o = 0
+    for _ in 0..<deleted {
+      o = try identity(after: o)
+      b.deleted[ObjectID(o)] = EntityID(rawValue: UInt16(try r.int(max: UInt64(UInt16.max))))
+    }
+    let keys = try r.int(max: UInt64(length / 8))
+    b.orderKeys.reserveCapacity(keys)
+    for _ in 0..<keys { b.orderKeys.append(try r.fixed64()) }
+    guard r.offset == end else { throw r.failure("base: \(end - r.offset) bytes left in its field") }
+    return b
   }
 
   // Inlined into the loop of `encode(_:)`, which reads each event in place: called, it gets
@@ -195,20 +265,32 @@ enum CommitCodec {
     return commit
   }
 
-  /// Decodes only what precedes the metadata and the event count, without the checksum.
-  static func decodeHeader(_ bytes: UnsafeRawBufferPointer, context: String) throws(CorruptionError)
-    -> (number: UInt64, firstSequence: UInt64, eventCount: UInt64)
-  {
+  /// What precedes a record's events.
+  struct Head {
+    var number: UInt64
+    var firstSequence: UInt64
+    var time: Date
+    /// A base's without its versions, deleted identities and order keys.
+    var metadata: CommitMetadata
+    var eventCount: UInt64
+    /// A base's own, else the event count's.
+    var lastSequence: UInt64 { metadata.base?.lastSequence ?? firstSequence &+ eventCount &- 1 }
+  }
+
+  /// Decodes what precedes the events, without the checksum (see ``Head``).
+  static func decodeHeader(_ bytes: UnsafeRawBufferPointer, context: String) throws(CorruptionError) -> Head {
     var r = BinaryReader(bytes)
     do throws(CorruptionError) {
       let f = try r.byte()
       guard f == format else { throw r.failure("unknown commit format \(f)") }
       let number = try r.varint()
       let first = try r.varint()
-      _ = try r.zigzag()
+      let ms = try r.zigzag()
       _ = try r.varint()
-      _ = try decodeMetadata(&r)
-      return (number, first, try r.varint())
+      let metadata = try decodeMetadata(&r, full: false)
+      return Head(
+        number: number, firstSequence: first, time: Date(timeIntervalSince1970: Double(ms) / 1000),
+        metadata: metadata, eventCount: try r.varint())
     } catch {
       var e = error
       e.context = context
@@ -216,7 +298,9 @@ enum CommitCodec {
     }
   }
 
-  static func decodeMetadata(_ r: inout BinaryReader) throws(CorruptionError) -> CommitMetadata {
+  /// - Parameter full: whether a base's versions, deleted identities and order keys are
+  ///   read (``decodeHeader(_:context:)`` skips them).
+  static func decodeMetadata(_ r: inout BinaryReader, full: Bool = true) throws(CorruptionError) -> CommitMetadata {
     var m = CommitMetadata()
     let n = try r.int()
     for _ in 0..<n {
@@ -231,6 +315,7 @@ enum CommitCodec {
       case .extra:
         let k = try r.string()
         m.extra[k] = try r.string()
+      case .base: m.base = try decodeBase(&r, full: full)
       }
     }
     return m

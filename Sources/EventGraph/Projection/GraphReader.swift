@@ -144,7 +144,7 @@ struct GraphReader<T: TransactionReading> {
       guard try cursor.last() else { return (0, 0) }
       return try cursor.withCurrent { k, v in
         let h = try CommitCodec.decodeHeader(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
-        return (h.number, h.firstSequence + h.eventCount - 1)
+        return (h.number, h.lastSequence)
       }
     }
   }

@@ -6,17 +6,20 @@ public struct ObjectVersion: Sendable, Hashable {
   /// Targets per relationship, in order where ordered; empty relationships are absent.
   public var relationships: [PropertyID: [ObjectID]]
 
-  /// Replays the commits in the object's history up to `sequence`.
-  static func rebuild<T: TransactionReading>(_ id: ObjectID, asOf sequence: UInt64, reader: GraphReader<T>) throws
-    -> ObjectVersion?
-  {
+  /// Replays the commits in the object's history up to `sequence` (decoded through
+  /// `commits`, which keeps them for the next object).
+  static func rebuild<T: TransactionReading>(
+    _ id: ObjectID, asOf sequence: UInt64, reader: GraphReader<T>, commits: inout CommitIndexCache
+  ) throws -> ObjectVersion? {
     let model = reader.model
     var version: ObjectVersion? = nil
     for first in try reader.history(id) where first <= sequence {
-      guard let commit = try reader.commit(containing: first) else {
-        throw StoreError.corrupt("history of #\(id.rawValue) names sequence \(first), which is not in the log")
+      let commit = try commits.commit(first, reader: reader)
+      if commit.isBase {
+        version = commit.baseVersion(of: id)
+        continue
       }
-      for (seq, event) in commit.sequencedEvents where seq <= sequence {
+      for (seq, event) in commit.events(naming: id) where seq <= sequence {
         fold(&version, event, id: id, model: model) { rel, o in inverse(of: rel, from: o, model: model, reader: reader)
         }
       }

@@ -234,6 +234,15 @@ extension GraphReader where T == WriteHandle {
     return key
   }
 
+  /// Puts `t` into an ordered list under the order key it had before (a base's replay); `t`
+  /// is not a member (the caller checked).
+  func placeOrdered(_ o: ObjectID, _ rel: LinkSlot, _ t: ObjectID, key: UInt64) throws {
+    if try txn.contains(dbs.links, key: StoreKey.link(o, rel, order: key)) {
+      throw StoreError.corrupt("\(display(o)): the base gives order key \(key) of list \(rel.stored) twice")
+    }
+    try put(o, rel, t, key: key, count: try orderedCount(o, rel) + 1)
+  }
+
   /// Writes a member's entries and the list's new length.
   private func put(_ o: ObjectID, _ rel: LinkSlot, _ t: ObjectID, key: UInt64, count: Int) throws {
     try txn.put(dbs.links, key: StoreKey.link(o, rel, order: key), value: BigEndianKey(t.rawValue))

@@ -51,6 +51,9 @@ final class Projector {
   /// Whether inserts still find their `entities` key at the end (one entity, or the last
   /// one, inserted in identity order); cleared at the first that does not.
   private var entitiesAppend = true
+  /// While a base is replayed: its order keys not yet used, each member of an ordered list
+  /// taking the next (``HistoryBase/orderKeys``).
+  var baseOrderKeys: IndexingIterator<[UInt64]>?
 
   /// An object's record as of the events applied so far, and whether they changed it.
   private struct Cached {
@@ -308,6 +311,14 @@ final class Projector {
       throw StoreError.corrupt("\(reader.display(o)).\(r.name): already linked to \(reader.display(t))")
     }
     let list = ListName(object: o, rel: rel)
+    if baseOrderKeys != nil {
+      guard let key = baseOrderKeys?.next() else {
+        throw StoreError.corrupt("\(reader.display(o)).\(r.name): the base has fewer order keys than ordered links")
+      }
+      listEnds[list] = nil
+      try reader.placeOrdered(o, rel, t, key: key)
+      return
+    }
     if let end = listEnds[list], position == nil || position == end.count,
       let key = try reader.appendOrdered(o, rel, t, after: end.last, count: end.count)
     {
@@ -397,6 +408,34 @@ final class Projector {
       } else {
         try txn.put(dbs.history, key: key, value: [UInt8]())
       }
+    }
+    touched.removeAll(keepingCapacity: true)
+    insertedInCommit.removeAll(keepingCapacity: true)
+    deletedKeys.removeAll()
+  }
+
+  /// Ends a base's replay: the identities of the objects deleted before its cut, and one
+  /// history entry per object at the version it had there (``HistoryBase``).
+  func finishBase(_ base: HistoryBase) throws {
+    if baseOrderKeys?.next() != nil {
+      throw StoreError.corrupt("the base has more order keys than ordered links")
+    }
+    baseOrderKeys = nil
+    for (o, e) in base.deleted.sorted(by: { $0.key < $1.key }) {
+      guard try txn.put(dbs.identities, key: StoreKey.object(o), value: StoreKey.entityPrefix(e), flags: .noOverwrite)
+      else { throw StoreError.corrupt("the base gives identity \(o.rawValue) twice") }
+    }
+    park()
+    try keepUniqueness(keepingKeys: true)
+    let objects = sortedTouched()
+    guard objects.count == base.versions.count else {
+      throw StoreError.corrupt("the base holds \(objects.count) objects and versions of \(base.versions.count)")
+    }
+    for o in objects {
+      guard let v = base.versions[o], v <= base.lastSequence else {
+        throw StoreError.corrupt("the base has no version of \(reader.display(o)) before its cut")
+      }
+      try txn.put(dbs.history, key: StoreKey.history(o, v), value: [UInt8]())
     }
     touched.removeAll(keepingCapacity: true)
     insertedInCommit.removeAll(keepingCapacity: true)

@@ -41,17 +41,9 @@ extension EventStore {
     return try StoreError.reportingStorage(path: path) {
       var report = VerifyReport()
       report.warnings = StoreFiles.openToOthers(at: path)
-      let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "eventgraph-verify-\(UUID().uuidString)"
-      ).path
-      try StoreFiles.makePrivateDirectory(scratch, intermediate: true)
-      defer { try? FileManager.default.removeItem(atPath: scratch) }
-      let scratchEnv = try Environment(
-        path: scratch,
-        options: EnvironmentOptions(flags: [.noSync], mapSize: max(env.info.mapSize, 64 << 20), maxDatabases: 64))
-      guard let scratchDBs = try StoreDatabases.open(scratchEnv, version: model.version, create: true) else {
-        throw StoreError.corrupt("cannot create scratch databases in \(scratch)")
-      }
+      let scratch = try ScratchStore(model: model, mapSize: env.info.mapSize, purpose: "verify")
+      defer { scratch.remove() }
+      let (scratchEnv, scratchDBs) = (scratch.env, scratch.dbs)
       let source = ReadHandle(try env.beginRead())
       defer { source.end() }
       if try source.contains(dbs.meta, key: MetaKey.rebuilding) {
@@ -59,7 +51,7 @@ extension EventStore {
       }
       do {
         let counts = try Replay.run(
-          into: CommitWriter(env: scratchEnv, dbs: scratchDBs, model: model, path: scratch),
+          into: CommitWriter(env: scratchEnv, dbs: scratchDBs, model: model, path: scratch.path),
           readLog: { _, from, visit in
             try source.forEach(dbs.log, from: StoreKey.sequence(from)) { k, v in
               try visit(KeyField.u64(k, at: 0) ?? 0, v)

@@ -1,3 +1,4 @@
+import Foundation
 internal import LMDB
 
 /// Rebuilding projections by replaying the log, the law every projection obeys:
@@ -15,6 +16,17 @@ enum Replay {
   /// event as it is decoded.
   static func project(_ reader: inout CommitCodec.EventReader, _ projector: Projector) throws {
     projector.expect(events: reader.eventCount)
+    if let base = reader.header.metadata.base {
+      guard reader.header.firstSequence + UInt64(reader.eventCount) <= base.lastSequence + 1 else {
+        throw StoreError.corrupt(
+          "the base at \(reader.header.firstSequence) has events past its cut \(base.lastSequence + 1)")
+      }
+      // A base's lists take the order keys they had, its objects the versions (Docs/retention.md).
+      projector.baseOrderKeys = base.orderKeys.makeIterator()
+      while let e = try reader.next() { try projector.apply(e) }
+      try projector.finishBase(base)
+      return
+    }
     while let e = try reader.next() { try projector.apply(e) }
     let commit = reader.header
     if let key = commit.metadata.idempotencyKey {
@@ -27,6 +39,16 @@ enum Replay {
   static func checkOrder(_ c: Commit, key: UInt64, previous: (commit: UInt64, sequence: UInt64)) throws {
     guard c.firstSequence == key else {
       throw StoreError.corrupt("log entry \(key) holds a commit starting at sequence \(c.firstSequence)")
+    }
+    if let base = c.metadata.base {
+      // The base of a truncated log comes first and stands for every commit up to its own.
+      guard previous == (0, 0) else {
+        throw StoreError.corrupt("log entry \(key): a base after commit \(previous.commit); a base starts its log")
+      }
+      guard c.number >= 1, c.firstSequence >= 1, base.lastSequence >= c.firstSequence else {
+        throw StoreError.corrupt("log entry \(key): a base of commit \(c.number) ending at \(base.lastSequence)")
+      }
+      return
     }
     guard c.number == previous.commit + 1, c.firstSequence == previous.sequence + 1 else {
       throw StoreError.corrupt(
@@ -100,4 +122,33 @@ enum Replay {
       if done { return (commits, events) }
     }
   }
+}
+
+/// Databases of one model version in a scratch environment of the temporary directory, for a
+/// replay beside the store's own (`verify`, `truncate`); ``remove()`` deletes them.
+struct ScratchStore {
+  let path: String
+  let env: Environment
+  let dbs: StoreDatabases
+
+  init(model: Model, mapSize: Int, purpose: String) throws {
+    path =
+      FileManager.default.temporaryDirectory.appendingPathComponent("eventgraph-\(purpose)-\(UUID().uuidString)")
+      .path
+    try StoreFiles.makePrivateDirectory(path, intermediate: true)
+    do {
+      env = try Environment(
+        path: path, options: EnvironmentOptions(flags: [.noSync], mapSize: max(mapSize, 64 << 20), maxDatabases: 64))
+      guard let dbs = try StoreDatabases.open(env, version: model.version, create: true) else {
+        throw StoreError.corrupt("cannot create scratch databases in \(path)")
+      }
+      self.dbs = dbs
+    } catch {
+      try? FileManager.default.removeItem(atPath: path)
+      throw error
+    }
+  }
+
+  /// Removes the scratch directory (its environment stays usable to open transactions).
+  func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -10,8 +10,10 @@ public struct CommitSequence: AsyncSequence, Sendable {
 
   let store: EventStore
   let after: UInt64
+  /// Whether a position before a truncated log's base starts with the base.
+  var fromBase = false
 
-  public func makeAsyncIterator() -> Iterator { Iterator(store: store, position: after) }
+  public func makeAsyncIterator() -> Iterator { Iterator(store: store, position: after, fromBase: fromBase) }
 
   public struct Iterator: AsyncIteratorProtocol {
     public typealias Element = Commit
@@ -22,10 +24,12 @@ public struct CommitSequence: AsyncSequence, Sendable {
     public private(set) var position: UInt64
     private var buffer: [Commit] = []
     private var index = 0
+    private let fromBase: Bool
 
-    init(store: EventStore, position: UInt64) {
+    init(store: EventStore, position: UInt64, fromBase: Bool) {
       self.store = store
       self.position = position
+      self.fromBase = fromBase
     }
 
     /// Whether commits already read from the log are waiting to be delivered (a consumer
@@ -46,7 +50,7 @@ public struct CommitSequence: AsyncSequence, Sendable {
         try Task.checkCancellation()
         let notifier = store.service.notifier
         let generation = notifier.generation
-        buffer = try store.service.commits(after: position, maxCommits: 256)
+        buffer = try store.service.commits(after: position, maxCommits: 256, fromBase: fromBase)
         index = 0
         if buffer.isEmpty { try await notifier.wait(after: generation) }
       }
@@ -56,12 +60,12 @@ public struct CommitSequence: AsyncSequence, Sendable {
 
 extension StoreService {
   /// The commits after `position`, read in one short read transaction.
-  func commits(after position: UInt64, maxCommits: Int) throws -> [Commit] {
+  func commits(after position: UInt64, maxCommits: Int, fromBase: Bool = false) throws -> [Commit] {
     let (dbs, model) = (self.dbs, self.model)
     return try StoreError.reportingStorage(path: path) {
       try env.readHandle { txn in
         try GraphReader(txn: txn, dbs: dbs, model: model).commits(
-          after: position, maxCommits: maxCommits, maxEvents: 100_000)
+          after: position, maxCommits: maxCommits, maxEvents: 100_000, fromBase: fromBase)
       }
     }
   }

@@ -21,10 +21,13 @@ internal import LMDB
 public final class Consumer: Sendable {
   public let name: String
   let store: EventStore
+  /// Whether a position before a truncated log's base continues from the base.
+  public let fromBase: Bool
 
-  init(name: String, store: EventStore) {
+  init(name: String, store: EventStore, fromBase: Bool) {
     self.name = name
     self.store = store
+    self.fromBase = fromBase
   }
 
   /// The last sequence acknowledged (0: none), read from the store.
@@ -41,7 +44,7 @@ public final class Consumer: Sendable {
   /// The commits after the acknowledged position, then live (see
   /// ``EventStore/events(after:)``).
   public func commits() throws -> CommitSequence {
-    store.events(after: try position())
+    store.events(after: try position(), fromBase: fromBase)
   }
 
   /// Saves the position: every commit up to event `sequence` is dealt with.
@@ -96,10 +99,15 @@ public final class Consumer: Sendable {
 extension EventStore {
   /// The durable consumer `name` (1 to 200 bytes, no `:`); its position starts at 0.
   ///
+  /// - Parameter fromBase: when its position lies before the base of a truncated log (0
+  ///   included: a consumer that never ran), whether it continues from the base, a commit
+  ///   holding the objects as they were at the cut; by default its commits throw
+  ///   ``ErrorCode/historyTruncated``, since the commits it has not dealt with are gone
+  ///   (Docs/retention.md).
   /// - Throws: ``ServiceError`` `invalidName`.
-  public func consumer(_ name: String) throws -> Consumer {
+  public func consumer(_ name: String, fromBase: Bool = false) throws -> Consumer {
     try ServiceError.checkName(name)
-    return Consumer(name: name, store: self)
+    return Consumer(name: name, store: self, fromBase: fromBase)
   }
 
   /// The position of consumer `name` in `version`'s log: the one saved there, else, for a

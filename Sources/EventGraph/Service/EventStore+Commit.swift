@@ -73,10 +73,15 @@ extension EventStore {
   /// }
   /// ```
   ///
-  /// - Parameter sequence: the last sequence already seen (`commit.lastSequence` of the last
-  ///   commit handled); 0 for the whole log.
-  public func events(after sequence: UInt64 = 0) -> CommitSequence {
-    CommitSequence(store: self, after: sequence)
+  /// - Parameters:
+  ///   - sequence: the last sequence already seen (`commit.lastSequence` of the last commit
+  ///     handled); 0 for the whole log.
+  ///   - fromBase: for a sequence before the base of a truncated log, whether to start with
+  ///     the base (a commit holding the objects as they were at its cut) rather than throw
+  ///     ``ErrorCode/historyTruncated`` at the first step: the commits after `sequence`
+  ///     are gone (Docs/retention.md).
+  public func events(after sequence: UInt64 = 0, fromBase: Bool = false) -> CommitSequence {
+    CommitSequence(store: self, after: sequence, fromBase: fromBase)
   }
 
   /// The log's last sequence (0 for an empty log), read in a short snapshot.

@@ -41,9 +41,15 @@ extension GraphReader {
   /// The commits that start after event `position`, oldest first: at most `maxCommits`,
   /// and no more once `maxEvents` events are gathered (always at least one commit when
   /// there is one).
-  func commits(after position: UInt64, maxCommits: Int, maxEvents: Int = .max) throws -> [Commit] {
+  ///
+  /// - Parameter fromBase: for a position before the base of a truncated log, whether to
+  ///   start with the base rather than refuse (``ErrorCode/historyTruncated``).
+  func commits(after position: UInt64, maxCommits: Int, maxEvents: Int = .max, fromBase: Bool = false) throws
+    -> [Commit]
+  {
     var result: [Commit] = []
     guard position < .max else { return result }
+    let position = try readablePosition(after: position, fromBase: fromBase)
     var events = 0
     try txn.forEach(dbs.log, from: StoreKey.sequence(position + 1)) { key, value in
       let seq = KeyField.u64(key, at: 0) ?? 0

@@ -96,6 +96,13 @@ extension EventStore {
     let (dbs, model) = try databases(version: version)
     return try readStorageHandle { txn in
       let reader = GraphReader(txn: txn, dbs: dbs, model: model)
+      var number = number
+      if let b = try reader.logBase(), number < b.number {
+        // From the start, a truncated log starts with its base; from a commit it replaced,
+        // the commits that follow are gone.
+        guard number <= 1 else { throw StoreError.historyTruncated(b.firstSequence, base: b.base) }
+        number = b.number
+      }
       guard let first = try reader.firstSequence(ofCommit: number) else { return [] }
       var records: [CommitRecord] = []
       var bytes = 0
@@ -322,9 +329,12 @@ extension GraphReader {
   /// The log is keyed by sequence, and numbers and sequences grow together: a binary search
   /// over sequences, each probe a seek to the first commit at or after a sequence, finds it
   /// in O(log n) seeks.
+  ///
+  /// A truncated log has no commit before its base's number (the base has that number).
   func firstSequence(ofCommit number: UInt64) throws -> UInt64? {
     let end = try logEnd()
     guard number >= 1, number <= end.commit else { return nil }
+    if let b = try logBase(), number <= b.number { return number == b.number ? b.firstSequence : nil }
     // The commit's first sequence lies in lo...hi.
     var lo: UInt64 = 1
     var hi = end.sequence

@@ -4,6 +4,8 @@ internal import LMDB
 public final class Snapshot: GraphReading {
   let reader: GraphReader<ReadHandle>
   var isOpen = true
+  /// Commits decoded for reads of the past, kept for the next object.
+  private var commits = CommitIndexCache()
 
   init(reader: GraphReader<ReadHandle>) { self.reader = reader }
 
@@ -72,13 +74,17 @@ public final class Snapshot: GraphReading {
   /// `nil` when it did not exist then.
   ///
   /// - Throws: ``ErrorCode/sequenceBeyondLog`` when `sequence` lies after the log's last
-  ///   event: what an object will be then is not known, and `nil` would say it will not exist.
+  ///   event: what an object will be then is not known, and `nil` would say it will not exist;
+  ///   ``ErrorCode/historyTruncated`` before the base of a truncated log.
   public func object(_ object: some ObjectReference, asOf sequence: UInt64) throws -> ObjectVersion? {
     try checkOpen()
     let id = object.objectID
     let end = try reader.logEnd().sequence
     guard sequence <= end else { throw StoreError.sequenceBeyondLog(sequence, last: end) }
-    guard var version = try ObjectVersion.rebuild(id, asOf: sequence, reader: reader) else { return nil }
+    try reader.checkHistory(at: sequence)
+    guard var version = try ObjectVersion.rebuild(id, asOf: sequence, reader: reader, commits: &commits) else {
+      return nil
+    }
     if let ring = reader.dbs.keyring { version.state = try ring.open(version.state, in: reader.txn) }
     return version
   }

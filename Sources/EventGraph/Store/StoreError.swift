@@ -1,4 +1,5 @@
 internal import EventGraphText
+import Foundation
 internal import LMDB
 
 /// Why the store refused an operation: what was wrong and where.
@@ -153,6 +154,11 @@ public struct StoreError: RemediedError, Sendable, Hashable {
     case (.storage, .detail(let detail)): return "\(path): \(detail)"
     case (.invalidCheckpointName, .checkpointName(let name, let maxLength)):
       return "checkpoint name '\(name)': a checkpoint's name must have 1 to \(maxLength) bytes of UTF-8"
+    case (.historyTruncated, .truncated(let sequence, let base, let time)):
+      return
+        "history before sequence \(base) was truncated on \(ISO8601.format(time)): sequence \(sequence) lies before it"
+    case (.invalidTruncation, .truncation(let cut, let problem)):
+      return "cannot truncate \(path)" + (cut.map { " before sequence \($0)" } ?? "") + ": \(problem)"
     default: return "store error \(code)"
     }
   }
@@ -263,6 +269,13 @@ extension StoreError {
     case commit(UInt64, last: UInt64)
     /// A sequence inside a commit of events `first...last`: ``ErrorCode/sequenceInsideCommit``.
     case insideCommit(sequence: UInt64, commit: UInt64, first: UInt64, last: UInt64)
+    /// A read as of `sequence` (or a position there) in a log whose history before `base`
+    /// was truncated at `time`: ``ErrorCode/historyTruncated``. States from `base` on are
+    /// kept.
+    case truncated(sequence: UInt64, base: UInt64, time: Date)
+    /// A truncation refused: the first sequence it would keep, when one was worked out, and
+    /// why: ``ErrorCode/invalidTruncation``.
+    case truncation(cut: UInt64?, problem: String)
   }
 
   /// How an error names an object: by entity and identity, or, for an object that the
@@ -488,6 +501,15 @@ extension StoreError {
     .init(.sequenceInsideCommit, .insideCommit(sequence: sequence, commit: commit, first: first, last: last))
   }
 
+  /// A read as of `sequence`, before `base`, the last sequence a truncated log's base holds.
+  static func historyTruncated(_ sequence: UInt64, base: HistoryBase) -> Self {
+    .init(.historyTruncated, .truncated(sequence: sequence, base: base.lastSequence, time: base.truncatedAt))
+  }
+
+  static func invalidTruncation(path: String, cut: UInt64?, _ problem: String) -> Self {
+    .init(.invalidTruncation, path: path, .truncation(cut: cut, problem: problem))
+  }
+
   static func deletedObject(_ object: ObjectName, asOf sequence: UInt64?) -> Self {
     .init(.deletedObject, .object(object, asOf: sequence))
   }
@@ -643,6 +665,13 @@ extension ErrorCode where Domain == StoreError {
   /// A copy into another store of objects that hold personal values: they are sealed
   /// under this store's keys, which the other store does not have.
   public static var personalDataAcrossStores: Self { Self("personalDataAcrossStores") }
+  /// A read of a state, or a position, before the base of a truncated log: the history
+  /// before it is gone (Docs/retention.md).
+  public static var historyTruncated: Self { Self("historyTruncated") }
+  /// A truncation's cut that cannot be made: at 0, past the log's end, inside a commit, at
+  /// or before an earlier base; or a store in a state where none can (an upcast builds
+  /// from its log, it is a replica).
+  public static var invalidTruncation: Self { Self("invalidTruncation") }
 }
 
 extension ErrorCode where Domain == StoreError {
@@ -695,6 +724,8 @@ extension ErrorCode where Domain == StoreError {
     .notASubject,
     .noSubject,
     .personalDataAcrossStores,
+    .historyTruncated,
+    .invalidTruncation,
   ]
 }
 

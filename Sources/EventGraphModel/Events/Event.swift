@@ -54,10 +54,13 @@ public struct CommitMetadata: Sendable, Hashable {
   public var clonedFrom: ObjectID?
   /// Anything else, kept as given.
   public var extra: [String: String]
+  /// For the base of a truncated log: what it stands for (Docs/retention.md).
+  public var base: HistoryBase?
 
   public init(
     author: String? = nil, correlationID: String? = nil, idempotencyKey: String? = nil,
-    sourceCommit: UInt64? = nil, clonedFrom: ObjectID? = nil, extra: [String: String] = [:]
+    sourceCommit: UInt64? = nil, clonedFrom: ObjectID? = nil, extra: [String: String] = [:],
+    base: HistoryBase? = nil
   ) {
     self.author = author
     self.correlationID = correlationID
@@ -65,6 +68,7 @@ public struct CommitMetadata: Sendable, Hashable {
     self.sourceCommit = sourceCommit
     self.clonedFrom = clonedFrom
     self.extra = extra
+    self.base = base
   }
 
   public var isEmpty: Bool { self == CommitMetadata() }
@@ -95,8 +99,9 @@ public struct Commit: Sendable, Hashable {
     self.events = events
   }
 
-  /// The sequence of the last event (equal to `firstSequence - 1` for an empty commit).
-  public var lastSequence: UInt64 { firstSequence + UInt64(events.count) - 1 }
+  /// The sequence of the last event (equal to `firstSequence - 1` for an empty commit); for
+  /// a base, the last sequence it stands for (``HistoryBase/lastSequence``).
+  public var lastSequence: UInt64 { metadata.base?.lastSequence ?? firstSequence + UInt64(events.count) - 1 }
 
   /// Each event with its sequence number.
   public var sequencedEvents: some Sequence<(sequence: UInt64, event: Event)> {

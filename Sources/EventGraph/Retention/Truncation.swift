@@ -1,0 +1,435 @@
+internal import EventGraphText
+import Foundation
+internal import LMDB
+
+// Truncation: the commits before a cut folded into one base commit that holds the object
+// graph as they left it (Docs/retention.md). The state at the cut is not the projection's
+// (that is the state now): the commits before the cut are replayed into scratch databases,
+// the same replay `verify` makes, and the base is read from them. Then one write
+// transaction replaces those commits by the base, removes the history entries before the
+// cut (but the one that is each live object's version) and the idempotency keys of the
+// commits that go. Every other projection stays as it is, byte for byte: a replay of the
+// base and the commits after it gives exactly them, which `verify` proves.
+
+/// Where a truncation cuts a log: the commits before the cut are folded into a base.
+public enum TruncationCut: Sendable, Hashable {
+  /// Before the commit that starts at `sequence`: that commit and every later one are kept.
+  case before(sequence: UInt64)
+  /// Before the first commit made less than `seconds` ago (by the commits' own times).
+  case olderThan(seconds: Double)
+  /// Before the last `commits` commits; 0 folds every commit into the base.
+  case keepCommits(Int)
+}
+
+/// What a truncation did, or, for a dry run, would do.
+public struct TruncationReport: Sendable, Hashable {
+  /// The first sequence kept: the first commit after the base starts there.
+  ///
+  /// It is the end of the log plus one when every commit was folded, 0 when there was
+  /// nothing to fold.
+  public var cut: UInt64 = 0
+  /// The log entries folded into the base (an earlier base counts as one) and their events.
+  public var commits = 0
+  public var events = 0
+  /// The base's events and the objects alive at the cut that it holds.
+  public var baseEvents = 0
+  public var objects = 0
+  /// The history entries removed, and the objects whose history they shortened.
+  public var historyEntries = 0
+  public var objectsShortened = 0
+  /// The idempotency keys forgotten with their commits.
+  public var idempotencyKeys = 0
+  /// About how many bytes of entries went, less the base's (LMDB's page overhead aside).
+  ///
+  /// That is room that later commits reuse; the file itself shrinks only when compacted.
+  public var bytesFreed = 0
+  /// Whether nothing was written (a dry run).
+  public var dryRun = false
+  /// The time taken, in seconds.
+  public var seconds = 0.0
+
+  /// Whether there was nothing before the cut to fold.
+  public var isEmpty: Bool { commits == 0 }
+}
+
+extension EventStore {
+  /// Folds the commits before `cut` into one base commit that holds the object graph as
+  /// they left it: same identities, values, relationships and order, same object versions;
+  /// every later commit keeps its number, sequences and bytes (Docs/retention.md).
+  ///
+  /// History before the cut goes: reads as of an earlier state, and readers positioned
+  /// before it, get ``ErrorCode/historyTruncated``. The pages freed are reused by later
+  /// commits; ``compact(at:dropVersionsBefore:droppingRollbackVersion:)`` gives them back
+  /// to the file system. One write transaction does it: killed at any moment, the store is
+  /// as it was or truncated, whole.
+  ///
+  /// - Parameters:
+  ///   - dryRun: work out what would go (the same replay), and write nothing.
+  ///   - now: the time a cut by age is measured from, and the base's time of truncation.
+  /// - Returns: what went; an empty report (``TruncationReport/isEmpty``) when the cut
+  ///   leaves nothing to fold.
+  /// - Throws: ``ErrorCode/invalidTruncation`` for a cut at 0, past the log's end, inside a
+  ///   commit or before an earlier base, and while an upcast builds from the log;
+  ///   ``ErrorCode/readOnly``; ``ErrorCode/replica``. Nothing is written then.
+  @discardableResult
+  public func truncate(_ cut: TruncationCut, dryRun: Bool = false, now: Date = Date()) throws -> TruncationReport {
+    let started = ContinuousClock.now
+    if options.readOnly && !dryRun { throw StoreError.readOnly(path: path) }
+    if VersionBuild.builderRuns(path) {
+      throw StoreError.invalidTruncation(
+        path: path, cut: nil, "an upcast is building a version from its log; let it finish or stop it first")
+    }
+    let source: ReadHandle
+    do { source = ReadHandle(try env.beginRead()) } catch let e { throw StoreError.reporting(e, path: path) }
+    defer { source.end() }
+    let reader = GraphReader(txn: source, dbs: dbs, model: model)
+    var report = TruncationReport()
+    report.dryRun = dryRun
+    guard
+      let plan = try StoreError.reportingStorage(path: path, { try TruncationPlan(cut, now: now, store: self, reader) })
+    else {
+      report.seconds = Self.seconds(since: started)
+      return report
+    }
+    let base = try plan.makeBase(store: self, source: source, truncatedAt: now)
+    report.cut = plan.cut
+    report.commits = plan.entries
+    report.events = plan.events
+    report.baseEvents = base.events
+    report.objects = base.objects
+    let removals: TruncationPlan.Removals
+    if dryRun {
+      removals = try StoreError.reportingStorage(path: path) { try plan.removals(source, dbs: dbs, base: base) }
+    } else {
+      removals = try commits.run { batch, _ in
+        try batch.checkWritable()
+        let txn = batch.handle
+        try plan.checkUnchanged(GraphReader(txn: txn, dbs: batch.dbs, model: model), path: path)
+        let removals = try plan.removals(txn, dbs: batch.dbs, base: base, removing: true)
+        try txn.put(batch.dbs.log, key: StoreKey.sequence(plan.firstKey), value: base.record)
+        return removals
+      }
+    }
+    report.historyEntries = removals.history
+    report.objectsShortened = removals.objects
+    report.idempotencyKeys = removals.keys
+    report.bytesFreed = max(0, plan.bytes + removals.bytes - base.record.count - 8)
+    report.seconds = Self.seconds(since: started)
+    return report
+  }
+}
+
+/// A cut worked out against one snapshot of the log: where it falls and what lies before it.
+struct TruncationPlan {
+  /// The first sequence kept.
+  let cut: UInt64
+  /// The log's first key (where the base goes) and the number of the entry there.
+  let firstKey: UInt64
+  let firstNumber: UInt64
+  /// The last commit before the cut: the base takes its number and time.
+  let lastNumber: UInt64
+  let lastTime: Date
+  /// The log entries before the cut, their events and bytes (keys included).
+  let entries: Int
+  let events: Int
+  let bytes: Int
+
+  /// The plan of `cut`; `nil` when it leaves nothing to fold.
+  init?(_ asked: TruncationCut, now: Date, store: EventStore, _ reader: GraphReader<ReadHandle>) throws {
+    let path = store.path
+    func refuse(_ at: UInt64?, _ problem: String) -> StoreError {
+      StoreError.invalidTruncation(path: path, cut: at, problem)
+    }
+    if let building = try Self.unfinishedUpcast(reader) {
+      throw refuse(
+        nil,
+        "an upcast to model version \(building) reads from its log and is not finished; finish it (or drop the version) first"
+      )
+    }
+    let end = try reader.logEnd()
+    let logBase = try reader.logBase()
+    let earliest = logBase?.cut ?? 1
+    let s: UInt64
+    switch asked {
+    case .before(let sequence):
+      guard sequence >= 1 else { throw refuse(sequence, "sequences start at 1") }
+      guard sequence <= end.sequence + 1 else {
+        throw refuse(sequence, "it lies beyond the end of the log (the last sequence is \(end.sequence))")
+      }
+      if let b = logBase, sequence < b.cut {
+        throw refuse(
+          sequence,
+          "it lies before the base: history before sequence \(b.base.lastSequence) was truncated on \(ISO8601.format(b.base.truncatedAt))"
+        )
+      }
+      if sequence <= end.sequence {
+        guard let c = try reader.commit(containing: sequence), c.firstSequence == sequence else {
+          let c = try reader.commit(containing: sequence)
+          throw refuse(
+            sequence,
+            "it lies inside commit \(c?.number ?? 0) (events \(c?.firstSequence ?? 0)...\(c?.lastSequence ?? 0)); a cut falls between commits"
+          )
+        }
+      }
+      s = sequence
+    case .olderThan(let seconds):
+      guard seconds.isFinite, seconds >= 0 else { throw refuse(nil, "an age of \(seconds) seconds is not one") }
+      let threshold = now.addingTimeInterval(-seconds)
+      var found = end.sequence + 1
+      try reader.txn.forEach(reader.dbs.log, from: StoreKey.sequence(earliest)) { k, v in
+        let h = try CommitCodec.decodeHeader(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+        guard h.time < threshold else {
+          found = h.firstSequence
+          return false
+        }
+        return true
+      }
+      s = found
+    case .keepCommits(let n):
+      guard n >= 0 else { throw refuse(nil, "a number of commits to keep must be 0 or more, not \(n)") }
+      let after = end.commit - (logBase?.number ?? 0)
+      if UInt64(n) >= after {
+        s = earliest
+      } else if n == 0 {
+        s = end.sequence + 1
+      } else {
+        guard let first = try reader.firstSequence(ofCommit: end.commit - UInt64(n) + 1) else {
+          throw StoreError.corrupt("the log has no commit \(end.commit - UInt64(n) + 1)")
+        }
+        s = first
+      }
+    }
+    guard s > earliest else { return nil }
+    cut = s
+    var first: (key: UInt64, number: UInt64)? = nil
+    var last = (number: UInt64(0), time: Date(timeIntervalSince1970: 0))
+    var entries = 0
+    var events = 0
+    var bytes = 0
+    try reader.txn.forEach(reader.dbs.log) { k, v in
+      let key = KeyField.u64(k, at: 0) ?? 0
+      guard key < s else { return false }
+      let h = try CommitCodec.decodeHeader(v, context: "log entry \(key)")
+      if first == nil { first = (key, h.number) }
+      last = (h.number, h.time)
+      entries += 1
+      events += Int(h.eventCount)
+      bytes += k.count + v.count
+      return true
+    }
+    guard let first else { return nil }
+    (firstKey, firstNumber) = first
+    (lastNumber, lastTime) = last
+    (self.entries, self.events, self.bytes) = (entries, events, bytes)
+  }
+
+  /// The version an unfinished upcast builds from this log, when one does.
+  static func unfinishedUpcast(_ reader: GraphReader<ReadHandle>) throws -> Int? {
+    var found: Int? = nil
+    try reader.txn.forEach(reader.dbs.meta, from: Array("upcast.v".utf8)) { k, _ in
+      let name = String(decoding: k, as: UTF8.self)
+      guard name.hasPrefix("upcast.v") else { return false }
+      if name.hasSuffix(".checkpoint"), let v = Int(name.dropFirst(8).prefix { $0 != "." }),
+        v > reader.model.version
+      {
+        found = v
+        return false
+      }
+      return true
+    }
+    return found
+  }
+
+  /// Refuses a write transaction that finds the log other than planned: another truncation
+  /// came first, or the cut's commit is gone.
+  func checkUnchanged(_ reader: GraphReader<WriteHandle>, path: String) throws {
+    var same = false
+    try reader.txn.forEach(reader.dbs.log) { k, v in
+      let h = try CommitCodec.decodeHeader(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
+      same = KeyField.u64(k, at: 0) == firstKey && h.number == firstNumber
+      return false
+    }
+    let end = try reader.logEnd().sequence
+    if same && cut <= end { same = try reader.commit(containing: cut)?.firstSequence == cut }
+    guard same else {
+      throw StoreError.invalidTruncation(
+        path: path, cut: cut, "the log's start changed while the truncation worked (another truncation?); run it again")
+    }
+  }
+
+  // MARK: - The base
+
+  /// A base commit made, and what it holds.
+  struct Base {
+    let record: [UInt8]
+    let events: Int
+    let objects: Int
+    let versions: [ObjectID: UInt64]
+  }
+
+  /// Replays the commits before the cut into scratch databases and reads the base from them.
+  func makeBase(store: EventStore, source: ReadHandle, truncatedAt: Date) throws -> Base {
+    let model = store.model
+    let scratch = try ScratchStore(model: model, mapSize: store.env.info.mapSize, purpose: "truncate")
+    defer { scratch.remove() }
+    let cut = cut
+    let log = store.dbs.log
+    _ = try Replay.run(
+      into: CommitWriter(env: scratch.env, dbs: scratch.dbs, model: model, path: scratch.path),
+      readLog: { _, from, visit in
+        try source.forEach(log, from: StoreKey.sequence(from)) { k, v in
+          let key = KeyField.u64(k, at: 0) ?? 0
+          return key < cut ? try visit(key, v) : false
+        }
+      })
+    return try StoreError.reportingStorage(path: store.path) {
+      try scratch.env.readHandle { txn in
+        try makeBase(GraphReader(txn: txn, dbs: scratch.dbs, model: model), truncatedAt)
+      }
+    }
+  }
+
+  /// The base of the state `reader` holds: every live object inserted and set in identity
+  /// order, then every relationship linked once (from the side with the lower identity),
+  /// ordered lists with their order keys.
+  private func makeBase(_ reader: GraphReader<ReadHandle>, _ truncatedAt: Date) throws -> Base {
+    let model = reader.model
+    var identities: [(ObjectID, EntityID)] = []
+    try reader.txn.forEach(reader.dbs.identities) { k, v in
+      guard let o = KeyField.u64(k, at: 0), let e = KeyField.u16(v, at: 0) else {
+        throw StoreError.corrupt("identities: an entry of \(k.count) bytes")
+      }
+      identities.append((ObjectID(o), EntityID(rawValue: e)))
+      return true
+    }
+    var body = CommitCodec.EventBody(capacity: 64 * identities.count + 64)
+    var live: [ObjectID: EntityID] = [:]
+    var deleted: [ObjectID: EntityID] = [:]
+    var versions: [ObjectID: UInt64] = [:]
+    try reader.txn.withCursor(reader.dbs.history) { history in
+      for (o, e) in identities {
+        guard let state = try reader.object(o) else {
+          deleted[o] = e
+          continue
+        }
+        live[o] = e
+        versions[o] = try reader.version(of: o, history)
+        body.append(.insert(o, entity: e))
+        for (i, v) in state.values.enumerated() {
+          if let v { body.append(.set(o, attribute: PropertyID(rawValue: UInt16(i)), value: v)) }
+        }
+      }
+    }
+    var orderKeys: [UInt64] = []
+    func relationship(_ e: EntityID?, _ id: PropertyID) throws -> Relationship {
+      guard let e, case .relationship(let r)? = model.entity(e)?.property(id)?.kind else {
+        throw StoreError.corrupt("links: no relationship \(id.rawValue) of entity \(e?.rawValue ?? 0)")
+      }
+      return r
+    }
+    try reader.txn.forEach(reader.dbs.links) { k, v in
+      guard let raw = KeyField.u64(k, at: 0), let slot = LinkEntry.slot(k), let t = LinkEntry.target(key: k, value: v)
+      else { throw StoreError.corrupt("links: an entry of \(k.count) bytes") }
+      if slot.isReverse { return true }
+      let o = ObjectID(raw)
+      let r = try relationship(live[o], slot.relationship)
+      var inverse: Relationship? = nil
+      if let inv = r.inverse {
+        // Both sides are stored; the link is made once, from the lower identity.
+        if o > t || (o == t && r.id.rawValue > inv.rawValue) { return true }
+        inverse = try relationship(live[t], inv)
+      }
+      body.append(.link(o, relationship: r.id, target: t, position: nil))
+      if r.isOrdered, let key = LinkEntry.last(k) { orderKeys.append(key) }
+      if let inverse, inverse.isOrdered {
+        guard let key = try reader.orderKey(t, LinkSlot(inverse.id), of: o) else {
+          throw StoreError.corrupt("links: \(reader.display(t)).\(inverse.name) lacks \(reader.display(o))")
+        }
+        orderKeys.append(key)
+      }
+      return true
+    }
+    // Each event of the base stands for a different one before the cut (an object's insert,
+    // the last set of each value, the link of each pair), so the base's numbers fit below it.
+    guard UInt64(body.count) <= cut - firstKey else {
+      throw StoreError.corrupt("the base of \(body.count) events does not fit below the cut at \(cut)")
+    }
+    let commit = Commit(
+      number: lastNumber, firstSequence: firstKey, time: lastTime, modelVersion: model.version,
+      metadata: CommitMetadata(
+        base: HistoryBase(
+          lastSequence: cut - 1, truncatedAt: truncatedAt, versions: versions, deleted: deleted,
+          orderKeys: orderKeys)),
+      events: [])
+    return Base(
+      record: CommitCodec.encode(commit, body: body), events: body.count, objects: live.count, versions: versions)
+  }
+
+  // MARK: - What goes from the projections
+
+  /// What a truncation removes besides the log's entries.
+  struct Removals {
+    var history = 0
+    var objects = 0
+    var keys = 0
+    var bytes = 0
+  }
+
+  /// Walks the history entries before the cut (each object's from its first, stopping at
+  /// the cut) and the idempotency keys, counting what goes, and with `removing` removes it
+  /// and the log's entries before the cut.
+  func removals<T: TransactionReading>(_ txn: T, dbs: StoreDatabases, base: Base, removing: Bool = false) throws
+    -> Removals
+  {
+    var r = Removals()
+    try txn.withCursor(dbs.history) { cursor in
+      var more = try cursor.first()
+      var lastObject: UInt64? = nil
+      while more {
+        let (o, s) = try cursor.withCurrent { k, _ in (KeyField.u64(k, at: 0) ?? 0, KeyField.u64(k, at: 8) ?? 0) }
+        if s >= cut {
+          guard o < .max else { break }
+          more = try cursor.seek(StoreKey.history(ObjectID(o + 1), 0))
+          continue
+        }
+        guard base.versions[ObjectID(o)] != s else {
+          more = try cursor.next()
+          continue
+        }
+        r.history += 1
+        r.bytes += 16 + 4
+        if lastObject != o {
+          r.objects += 1
+          lastObject = o
+        }
+        if removing { try cursor.deleteCurrent() }
+        // After a delete the cursor stands on the next entry already, and `next` moves
+        // onto it (LMDB's `C_DEL`).
+        more = try cursor.next()
+      }
+    }
+    try txn.withCursor(dbs.dedupe) { cursor in
+      var more = try cursor.first()
+      while more {
+        let (goes, size) = try cursor.withCurrent { k, v in ((KeyField.u64(v, at: 0) ?? 0) < cut, k.count + v.count + 4)
+        }
+        if goes {
+          r.keys += 1
+          r.bytes += size
+          if removing { try cursor.deleteCurrent() }
+        }
+        more = try cursor.next()
+      }
+    }
+    if removing {
+      try txn.withCursor(dbs.log) { cursor in
+        var more = try cursor.first()
+        while more, try cursor.withCurrent({ k, _ in (KeyField.u64(k, at: 0) ?? .max) < cut }) {
+          try cursor.deleteCurrent()
+          more = try cursor.next()
+        }
+      }
+    }
+    return r
+  }
+}
