@@ -41,7 +41,7 @@ public struct EventTool: Sendable {
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
       FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
       RollbackCommand(), SwitchCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(),
-      BackupCommand(),
+      BackupCommand(), TruncateCommand(), RetentionCommand(),
       DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
       ImportCoreDataCommand(), ImportMappingCommand(), KeygenCommand(), EraseCommand(), DemoCommand(),
       ReferenceCommand(),

@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Compacting and backing up a store
 
 extension BadInput {
-  static let maintenanceCases: [BadInput] = compactCases + backupCases
+  static let maintenanceCases: [BadInput] = compactCases + backupCases + truncateCases
 
   static let compactCases: [BadInput] = [
     bad(2, ["compact"], ["STORE"]),
@@ -27,5 +27,23 @@ extension BadInput {
       files: ["full": .directory, "full/x": .text("x")]),
     bad(1, ["backup", "@S", "@D/no/such/b"], ["@D/no/such/b", "no such file"], absent: ["@D/no"]),
     bad(2, ["backup", "@S", "@D/b", "--compact=yes"], ["--compact"], absent: ["@D/b"]),
+  ]
+
+  static let truncateCases: [BadInput] = [
+    bad(2, ["truncate"], ["STORE"]),
+    bad(2, ["truncate", "@S", "--older-than", "5x"], ["--older-than", "'5x'", "a duration"]),
+    bad(2, ["truncate", "@S", "--older-than", "90"], ["--older-than", "'90'"]),
+    bad(2, ["truncate", "@S", "--keep-commits", "-3"], ["--keep-commits", "0 or more"]),
+    bad(2, ["truncate", "@S", "--before", "-1"], ["--before", "'-1'"]),
+    bad(2, ["truncate", "@S", "--older-than", "90d", "--keep-commits", "3"], ["three cuts: give one"]),
+    bad(1, ["truncate", "@S", "--before", "0"], ["@S", "before sequence 0", "sequences start at 1"]),
+    bad(1, ["truncate", "@S", "--before", "99999"], ["@S", "before sequence 99999", "beyond the end of the log"]),
+    bad(1, ["truncate", "@S", "--before", "2"], ["@S", "before sequence 2", "inside commit 1", "between commits"]),
+    bad(1, ["truncate", "@S"], ["@S", "no retention policy", "--keep-commits"]),
+    bad(1, ["truncate", "@S", "--keep-commits", "0"], ["@S/data.mdb", "permission denied"], access: .readOnlyStore),
+    bad(2, ["retention", "@S", "--keep", "soon"], ["--keep", "'soon'"]),
+    bad(2, ["retention", "@S", "--keep", "1d", "--off"], ["three policies: give one"]),
+    bad(2, ["retention", "@S", "--keep-commits", "-1"], ["--keep-commits", "0 or more"]),
+    bad(1, ["retention", "@S", "--keep", "1d"], ["@S/data.mdb", "permission denied"], access: .readOnlyStore),
   ]
 }

@@ -73,8 +73,17 @@ extension EventStore {
   ///   ``ErrorCode/readOnly``; ``ErrorCode/replica``. Nothing is written then.
   @discardableResult
   public func truncate(_ cut: TruncationCut, dryRun: Bool = false, now: Date = Date()) throws -> TruncationReport {
-    let started = ContinuousClock.now
     if options.readOnly && !dryRun { throw StoreError.readOnly(path: path) }
+    return try Self.truncate(commits, cut, dryRun: dryRun, now: now)
+  }
+
+  /// ``truncate(_:dryRun:now:)`` through `commits`, the writer of the store's log (the
+  /// retention scheduler has no store, only its writer).
+  static func truncate(_ commits: CommitWriter, _ cut: TruncationCut, dryRun: Bool, now: Date) throws
+    -> TruncationReport
+  {
+    let (env, dbs, model, path) = (commits.env, commits.dbs, commits.model, commits.path)
+    let started = ContinuousClock.now
     if VersionBuild.builderRuns(path) {
       throw StoreError.invalidTruncation(
         path: path, cut: nil, "an upcast is building a version from its log; let it finish or stop it first")
@@ -86,12 +95,12 @@ extension EventStore {
     var report = TruncationReport()
     report.dryRun = dryRun
     guard
-      let plan = try StoreError.reportingStorage(path: path, { try TruncationPlan(cut, now: now, store: self, reader) })
+      let plan = try StoreError.reportingStorage(path: path, { try TruncationPlan(cut, now: now, path: path, reader) })
     else {
       report.seconds = Self.seconds(since: started)
       return report
     }
-    let base = try plan.makeBase(store: self, source: source, truncatedAt: now)
+    let base = try plan.makeBase(commits, source: source, truncatedAt: now)
     report.cut = plan.cut
     report.commits = plan.entries
     report.events = plan.events
@@ -135,8 +144,7 @@ struct TruncationPlan {
   let bytes: Int
 
   /// The plan of `cut`; `nil` when it leaves nothing to fold.
-  init?(_ asked: TruncationCut, now: Date, store: EventStore, _ reader: GraphReader<ReadHandle>) throws {
-    let path = store.path
+  init?(_ asked: TruncationCut, now: Date, path: String, _ reader: GraphReader<ReadHandle>) throws {
     func refuse(_ at: UInt64?, _ problem: String) -> StoreError {
       StoreError.invalidTruncation(path: path, cut: at, problem)
     }
@@ -268,7 +276,7 @@ struct TruncationPlan {
   }
 
   /// Replays the commits before the cut into scratch databases and reads the base from them.
-  func makeBase(store: EventStore, source: ReadHandle, truncatedAt: Date) throws -> Base {
+  func makeBase(_ store: CommitWriter, source: ReadHandle, truncatedAt: Date) throws -> Base {
     let model = store.model
     let scratch = try ScratchStore(model: model, mapSize: store.env.info.mapSize, purpose: "truncate")
     defer { scratch.remove() }

@@ -11,16 +11,21 @@ internal import LMDB
 final class CommitFollowers: CommitObserver {
   let notifier: LogNotifier
   let projections = ProjectionRegistry()
+  /// Applies the store's retention policy as commits land, when the store was opened with
+  /// a schedule (``StoreOptions/retention``).
+  let retention: RetentionScheduler?
 
-  init(env: Environment, dbs: StoreDatabases, model: Model, path: String) {
+  init(env: Environment, dbs: StoreDatabases, model: Model, path: String, retention: RetentionSchedule? = nil) {
     notifier = StoreService.notifier(env: env, dbs: dbs, model: model, path: path)
+    self.retention = retention.map { RetentionScheduler(schedule: $0, env: env, dbs: dbs, model: model, path: path) }
   }
 
   func appended(_ info: CommitInfo, of tx: Transaction?, in batch: CommitBatch) throws {
     try projections.applyInline(after: info, of: tx, in: batch)
   }
 
-  func committed(through lastSequence: UInt64) {
+  func committed(through lastSequence: UInt64, commits: Int) {
     notifier.committed(lastSequence: lastSequence)
+    retention?.committed(commits)
   }
 }

@@ -111,6 +111,7 @@ final class StoreService: Sendable {
   ///
   /// Called by the store's deinit.
   func shutdown() {
+    followers.retention?.stop()
     queue.close()
     let w = writer.withLock { $0 }
     // A store released on its own writer thread (its last reference was in a commit closure)

@@ -87,7 +87,7 @@ final class CommitWriter: Sendable {
             events: batch.appendedEvents)
         }
         if batch.erased { try dbs.keyring?.finishErasures(env) }
-        if let last = batch.appendedThrough { batch.observer?.committed(through: last) }
+        if let last = batch.appendedThrough { batch.observer?.committed(through: last, commits: batch.appendedCommits) }
         return result
       } catch let e as LMDBError where e == .mapFull {
         try env.grow()
@@ -106,8 +106,9 @@ protocol CommitObserver: AnyObject, Sendable {
   /// transaction that made it, `nil` for a commit appended from events or a record made
   /// elsewhere (then its events are in the log). A throw refuses the commit.
   func appended(_ info: CommitInfo, of tx: Transaction?, in batch: CommitBatch) throws
-  /// Called once the write transaction holding commits up to `lastSequence` is committed.
-  func committed(through lastSequence: UInt64)
+  /// Called once the write transaction holding `commits` commits, up to `lastSequence`, is
+  /// committed.
+  func committed(through lastSequence: UInt64, commits: Int)
 }
 
 /// The log's end: the last commit's number and its last event's sequence (0 and 0 when empty).

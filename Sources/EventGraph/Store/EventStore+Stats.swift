@@ -32,6 +32,14 @@ public struct StoreStatistics: Sendable, Hashable {
   /// The store's directory and files that others may read, enter or write, a sentence each
   /// (a store's directory should be mode 0700, its files 0600); empty when none.
   public var openToOthers: [String] = []
+  /// The retention policy recorded in the store (``EventStore/retentionPolicy()``).
+  public var retention: RetentionPolicy?
+  /// Where a truncated log's base stands: its commit number, the last sequence it holds and
+  /// when it was made; `nil` for a log never truncated.
+  public var base: (commit: UInt64, lastSequence: UInt64, truncatedAt: Date)?
+  /// History entries (commits that touched an object) per entity, by name: the history
+  /// each entity keeps.
+  public var historyPerEntity: [(entity: String, entries: Int)] = []
 
   public static func == (a: Self, b: Self) -> Bool {
     a.path == b.path && a.commits == b.commits && a.events == b.events
@@ -71,12 +79,33 @@ extension EventStore {
         let m = try Model(json: doc, file: "\(path) (stored model v\(version))")
         models.append((version, m.name, try dbs.storedModelHash(version, s.reader.txn) ?? m.contentHash))
       }
-      return StoreStatistics(
+      var st = StoreStatistics(
         path: path, storeID: storeID, modelName: model.name, modelVersion: model.version, models: models,
         commits: end.commit,
         events: end.sequence, objectsPerEntity: perEntity, databases: databases, mapSize: info.mapSize,
         fileSize: file, usedSize: info.usedSize, freePages: try s.reader.txn.freePages(), pageSize: info.pageSize,
         openToOthers: StoreFiles.openToOthers(at: path))
+      st.retention = try Self.retentionPolicy(in: s.reader.txn, meta: dbs.meta, path: path)
+      st.base = try s.reader.logBase().map { ($0.number, $0.base.lastSequence, $0.base.truncatedAt) }
+      st.historyPerEntity = try Self.historyPerEntity(s.reader)
+      return st
     }
+  }
+
+  /// The history entries of each entity's objects, in the model's order.
+  private static func historyPerEntity(_ reader: GraphReader<ReadHandle>) throws -> [(entity: String, entries: Int)] {
+    var counts = [Int](repeating: 0, count: reader.model.entities.count)
+    var object: UInt64? = nil
+    var entity: Int? = nil
+    try reader.txn.forEach(reader.dbs.history) { k, _ in
+      let o = KeyField.u64(k, at: 0) ?? 0
+      if o != object {
+        object = o
+        entity = try reader.entity(of: ObjectID(o)).map { Int($0.rawValue) }
+      }
+      if let entity, entity < counts.count { counts[entity] += 1 }
+      return true
+    }
+    return zip(reader.model.entities, counts).map { ($0.name, $1) }
   }
 }

@@ -42,12 +42,16 @@ public struct StoreOptions: Sendable {
   /// The key-encryption key's 32 bytes, for a service that keeps it elsewhere than in a
   /// file (a secrets manager); ``keyFile`` wins when both are given.
   public var keyBytes: [UInt8]?
+  /// When the store applies its recorded retention policy by itself, as commits land
+  /// (``EventStore/setRetentionPolicy(_:)``, Docs/retention.md); `nil`, the default, never.
+  public var retention: RetentionSchedule?
 
   public init(
     readOnly: Bool = false, durability: Durability = .durable, initialMapSize: Int = 256 << 20,
     fileReserve: Int = 1 << 20, checkPages: Bool = false, checkEntries: Bool = true, keyFile: String? = nil,
-    keyBytes: [UInt8]? = nil
+    keyBytes: [UInt8]? = nil, retention: RetentionSchedule? = nil
   ) {
+    self.retention = retention
     self.keyFile = keyFile
     self.keyBytes = keyBytes
     self.checkPages = checkPages
@@ -267,7 +271,8 @@ public final class EventStore: Sendable {
     self.options = options
     self.storeID = id
     self.predecessor = nil
-    let followers = CommitFollowers(env: env, dbs: dbs, model: model, path: path)
+    let followers = CommitFollowers(
+      env: env, dbs: dbs, model: model, path: path, retention: options.readOnly ? nil : options.retention)
     let commits = CommitWriter(
       env: env, dbs: dbs, model: model, path: path, observer: followers, metrics: CommitMetrics())
     self.commits = commits
@@ -287,7 +292,8 @@ public final class EventStore: Sendable {
     self.options = predecessor.options
     self.storeID = predecessor.storeID
     self.registryKey = predecessor.registryKey
-    let followers = CommitFollowers(env: env, dbs: dbs, model: model, path: path)
+    let followers = CommitFollowers(
+      env: env, dbs: dbs, model: model, path: path, retention: options.readOnly ? nil : options.retention)
     let commits = CommitWriter(
       env: env, dbs: dbs, model: model, path: path, observer: followers, metrics: predecessor.commits.metrics)
     self.commits = commits

@@ -50,8 +50,15 @@ public final class Snapshot: GraphReading {
   }
 
   /// Visits the commits whose events fall in `from...to`, oldest first.
+  ///
+  /// A truncated log starts with its base (``CommitMetadata/base``): from its first
+  /// sequence, it comes first; from a later one that it stands for, the events asked for are
+  /// gone (``ErrorCode/historyTruncated``).
   public func forEachCommit(from: UInt64 = 1, to: UInt64 = .max, _ body: (Commit) throws -> Void) throws {
     try checkOpen()
+    if let b = try reader.logBase(), from > b.firstSequence, from <= b.base.lastSequence {
+      throw StoreError.historyTruncated(from, base: b.base)
+    }
     // Start at the commit containing `from`, which may begin before it.
     let start = try reader.commit(containing: from)?.firstSequence ?? from
     try reader.txn.forEach(reader.dbs.log, from: StoreKey.sequence(start)) { key, value in

@@ -47,7 +47,15 @@ struct LogCommand: ToolCommand {
       if let text = a.value("object") {
         let id = try Self.identity(text, in: s)
         for first in try s.history(of: id) where first <= to {
-          for c in try s.commits(from: first, to: first) where c.lastSequence >= from {
+          // The object's version at a truncated log's cut names a commit the base replaced:
+          // the base holds the object as that commit left it.
+          let commits: [Commit]
+          do { commits = try s.commits(from: first, to: first) } catch let e as StoreError
+            where e.code == .historyTruncated
+          {
+            commits = try s.commits(from: 1, to: 1)
+          }
+          for c in commits where c.lastSequence >= from {
             Self.show(c, in: s, io: io, json: json, from: from, to: to, only: id)
           }
         }
@@ -63,6 +71,9 @@ struct LogCommand: ToolCommand {
   static func show(
     _ commit: Commit, in s: Snapshot, io: ToolIO, json: Bool, from: UInt64, to: UInt64, only: ObjectID?
   ) {
+    if let base = commit.metadata.base {
+      return showBase(commit, base, in: s, io: io, json: json, only: only)
+    }
     if !json {
       var header = "commit \(commit.number)  \(ISO8601.format(commit.time))  v\(commit.modelVersion)"
       if let author = commit.metadata.author { header += "  by \(author)" }
@@ -73,6 +84,33 @@ struct LogCommand: ToolCommand {
     for (seq, e) in commit.sequencedEvents where seq >= from && seq <= to {
       if let only, !concerns(e, only) { continue }
       io.print(json ? s.jsonText(e, sequence: seq, commit: commit) : "  " + s.text(e, sequence: seq))
+    }
+  }
+
+  /// A truncated log's base: one line of its own (`"type": "base"` in JSON, with the
+  /// objects it holds), and in text its events, which hold the graph as of its cut.
+  static func showBase(
+    _ commit: Commit, _ base: HistoryBase, in s: Snapshot, io: ToolIO, json: Bool, only: ObjectID?
+  ) {
+    var objects: [ObjectID] = []
+    for e in commit.events { if case .insert(let o, _) = e, only == nil || o == only { objects.append(o) } }
+    if json {
+      io.print(
+        JSON.object([
+          JSONField("type", .string("base")), JSONField("commit", .int(Int64(commit.number))),
+          JSONField("seq", .int(Int64(commit.firstSequence))), JSONField("lastSeq", .int(Int64(base.lastSequence))),
+          JSONField("time", .string(ISO8601.format(commit.time))),
+          JSONField("truncatedAt", .string(ISO8601.format(base.truncatedAt))),
+          JSONField("objects", .array(objects.map { .string(s.display($0)) })),
+        ]).serialized())
+      return
+    }
+    io.print(
+      "base of commits 1...\(commit.number)  \(ISO8601.format(commit.time))  v\(commit.modelVersion)  history before sequence \(base.lastSequence + 1) truncated on \(ISO8601.format(base.truncatedAt)); \(objects.count) objects as of sequence \(base.lastSequence)"
+    )
+    for (seq, e) in commit.sequencedEvents {
+      if let only, !concerns(e, only) { continue }
+      io.print("  " + s.text(e, sequence: seq))
     }
   }
 

@@ -68,6 +68,16 @@ struct StatsCommand: ToolCommand {
           JSONField("usedSize", .int(Int64(st.usedSize))), JSONField("freePages", .int(Int64(st.freePages))),
           JSONField("pageSize", .int(Int64(st.pageSize))),
           JSONField("openToOthers", .array(st.openToOthers.map { .string($0) })),
+          JSONField("retention", RetentionCommand.json(st.retention)),
+          JSONField(
+            "base",
+            st.base.map { b in
+              .object([
+                JSONField("commit", .int(Int64(b.commit))), JSONField("lastSequence", .int(Int64(b.lastSequence))),
+                JSONField("truncatedAt", .string(ISO8601.format(b.truncatedAt))),
+              ])
+            } ?? .null),
+          JSONField("history", .object(st.historyPerEntity.map { JSONField($0.entity, .int(Int64($0.entries))) })),
           JSONField(
             "replication",
             role.map { r in
@@ -98,6 +108,13 @@ struct StatsCommand: ToolCommand {
     }
     io.print("log      \(st.commits) commits, \(st.events) events")
     for (e, n) in st.objectsPerEntity { io.print("objects  \(e): \(n)") }
+    for (e, n) in st.historyPerEntity { io.print("history  \(e): \(n) entries") }
+    io.print("retain   \(RetentionCommand.describe(st.retention))")
+    if let b = st.base {
+      io.print(
+        "base     commit \(b.commit), holding the graph as of sequence \(b.lastSequence) (history before it truncated on \(ISO8601.format(b.truncatedAt)))"
+      )
+    }
     for (name, entries, pages) in st.databases { io.print("db       \(name): \(entries) entries, \(pages) pages") }
     io.print("file     \(st.fileSize) bytes (\(st.usedSize) in use, map \(st.mapSize) bytes)")
     io.print(
