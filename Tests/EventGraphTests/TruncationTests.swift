@@ -231,4 +231,58 @@ struct TruncationTests {
     var after = store.events(after: base.lastSequence).makeAsyncIterator()
     #expect(try await after.next()?.number == 4)
   }
+
+  @Test("after a cut, rebuild, clone, snapshots (with history too), backup and salvage work and verify")
+  func everythingElseWorks() throws {
+    let (store, dir) = try makeStore(try Fixtures.company())
+    defer { removeDirectory(dir) }
+    try ReplayTests.randomHistory(store, seed: 21, commits: 60)
+    let starts = try Self.commitStarts(store)
+    try store.truncate(.before(sequence: starts[starts.count / 2]))
+    let before = try Kept(store)
+    try store.rebuild()
+    #expect(try Kept(store) == before)
+    let company = try #require(try store.read { try $0.objects(of: "Company") }.first)
+    let copy = try store.clone(root: company)
+    #expect(copy.root != company)
+    #expect(try store.verify().isOK)
+    for withHistory in [false, true] {
+      let out = dir + "/snapshot-\(withHistory)"
+      try store.snapshot(to: out, withHistory: withHistory)
+      let snap = try EventStore(path: out)
+      let report = try snap.verify()
+      #expect(report.isOK, "with history: \(withHistory): \(report.problems)")
+      #expect(try Kept(snap).export == Kept(store).export, "with history: \(withHistory)")
+    }
+    let backup = try store.backup(to: dir + "/backup")
+    #expect(backup.verification.isOK)
+    try EventStore.salvage(at: store.path, into: dir + "/salvaged")
+    let salvaged = try EventStore(path: dir + "/salvaged")
+    #expect(try salvaged.verify().isOK)
+    #expect(try Kept(salvaged) == Kept(store))
+  }
+
+  @Test("a store opened with a retention schedule applies its policy by itself as commits land")
+  func schedule() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let path = dir + "/s"
+    do {
+      let store = try EventStore.create(at: path, model: try Fixtures.company())
+      try store.setRetentionPolicy(.keepCommits(5))
+      #expect(try store.retentionPolicy() == .keepCommits(5))
+    }
+    let store = try EventStore(path: path, options: StoreOptions(retention: RetentionSchedule(commits: 40)))
+    let c = try #require(try store.write { tx in try tx.insert("Company", ["name": .string("c")]) }.value)
+    for i in 0..<39 { try store.write { tx in try tx.set(c, "name", .string("c\(i)")) } }
+    // A timeout only turns a hang into a failure: the run is on a thread of its own.
+    let deadline = Date().addingTimeInterval(120)
+    while store.lastRetentionRun == nil && Date() < deadline { usleep(10_000) }
+    let run = try #require(store.lastRetentionRun)
+    #expect(run.error == nil, "\(run.error ?? "")")
+    #expect(run.report?.commits == 35)
+    #expect(try store.commitRecords(from: 1).count == 6)
+    #expect(try store.verify().isOK)
+    #expect(try store.read { try $0.object(c) }?[PropertyID(rawValue: 0)] == .string("c38"))
+  }
 }

@@ -107,6 +107,10 @@ extension SnapshotWriter {
     guard !events.isEmpty else { return }
     var meta = commit.metadata
     meta.sourceCommit = commit.firstSequence
+    // A truncated log's base becomes the snapshot's first commit, an ordinary one: its
+    // links come in each list's order (Retention/Truncation.swift), and the snapshot's own
+    // sequences and versions start there.
+    meta.base = nil
     let info = try append(events, time: commit.time, metadata: meta)
     for (i, seq) in originals.enumerated() { map(seq, to: info.firstSequence + UInt64(i)) }
   }

@@ -298,8 +298,8 @@ struct TruncationPlan {
   }
 
   /// The base of the state `reader` holds: every live object inserted and set in identity
-  /// order, then every relationship linked once (from the side with the lower identity),
-  /// ordered lists with their order keys.
+  /// order, then every relationship linked once (from its ordered side, else from the lower
+  /// identity), each list's members in its order, with their order keys.
   private func makeBase(_ reader: GraphReader<ReadHandle>, _ truncatedAt: Date) throws -> Base {
     let model = reader.model
     var identities: [(ObjectID, EntityID)] = []
@@ -343,9 +343,14 @@ struct TruncationPlan {
       let r = try relationship(live[o], slot.relationship)
       var inverse: Relationship? = nil
       if let inv = r.inverse {
-        // Both sides are stored; the link is made once, from the lower identity.
-        if o > t || (o == t && r.id.rawValue > inv.rawValue) { return true }
-        inverse = try relationship(live[t], inv)
+        // Both sides are stored; the link is made once: from the ordered side, so that
+        // appends in key order make its list (a reader of the events alone, a history
+        // snapshot, sees the order), else from the lower identity.
+        let other = try relationship(live[t], inv)
+        let fromHere =
+          r.isOrdered != other.isOrdered ? r.isOrdered : (o < t || (o == t && r.id.rawValue <= inv.rawValue))
+        if !fromHere { return true }
+        inverse = other
       }
       body.append(.link(o, relationship: r.id, target: t, position: nil))
       if r.isOrdered, let key = LinkEntry.last(k) { orderKeys.append(key) }

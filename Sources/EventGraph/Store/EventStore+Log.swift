@@ -18,6 +18,8 @@ public struct CommitRecord: Sendable, Hashable {
   public let modelVersion: Int
   /// The record, byte for byte.
   public let bytes: [UInt8]
+  /// Whether the record is a truncated log's base (``CommitMetadata/base``).
+  let isBase: Bool
 
   /// Checks a record received from elsewhere: its checksum and its header.
   ///
@@ -29,6 +31,7 @@ public struct CommitRecord: Sendable, Hashable {
   /// Reads the header of `bytes`, checking the checksum; `context` names the record in errors.
   private init(bytes: [UInt8], context: String) throws {
     let (header, last) = try CommitCodec.read(bytes, context: context) { ($0.header, $0.lastSequence) }
+    self.isBase = header.metadata.base != nil
     self.number = header.number
     self.firstSequence = header.firstSequence
     self.lastSequence = last

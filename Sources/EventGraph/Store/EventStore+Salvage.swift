@@ -110,7 +110,7 @@ extension EventStore {
         damagedMetaPages.isEmpty
         ? snapshots.first.flatMap { try? $0.databases()[StoreDatabases.name("log", version: version)] }.map(Int.init)
         : nil
-      var end = LogEnd(commit: UInt64(prefix.commits), sequence: prefix.lastSequence)
+      var end = LogEnd(commit: prefix.lastCommit, sequence: prefix.lastSequence)
       var stoppedBecause = prefix.stoppedBecause
       if committed.map({ prefix.commits < $0 }) ?? true {
         let found = try ScannedRecords(
@@ -188,6 +188,9 @@ private struct Origin {
 private struct LogPrefix {
   private(set) var commits = 0
   private(set) var lastSequence: UInt64 = 0
+  /// The number of the last commit kept (a truncated log's base has the number of the last
+  /// commit it replaced).
+  private(set) var lastCommit: UInt64 = 0
   /// The commits the log's tree records.
   private(set) var recorded = 0
   private(set) var stoppedBecause: String?
@@ -207,7 +210,9 @@ private struct LogPrefix {
           stoppedBecause = "\(error)"
           return false
         }
-        guard record.number == last.commit + 1, record.firstSequence == last.sequence + 1 else {
+        let startsTruncatedLog = last == LogEnd(commit: 0, sequence: 0) && record.isBase
+        guard startsTruncatedLog || (record.number == last.commit + 1 && record.firstSequence == last.sequence + 1)
+        else {
           stoppedBecause =
             "log entry \(sequence): commit \(record.number) does not follow commit \(last.commit), which ended at sequence \(last.sequence)"
           return false
@@ -221,6 +226,7 @@ private struct LogPrefix {
       stoppedBecause = damage.description
     }
     lastSequence = last.sequence
+    lastCommit = last.commit
     if stoppedBecause == nil && commits < recorded {
       stoppedBecause = "the log's tree records \(recorded) commits but holds \(commits)"
     }

@@ -44,6 +44,9 @@ public final class UpcastStep {
   /// reads what the step before wrote); the state's history is not kept.
   func applySourceEvents() throws {
     guard index == 0 else { return }
+    // A truncated log's base gives its lists their order keys, as a replay of it does.
+    if let base = commit.metadata.base { source.projector.baseOrderKeys = base.orderKeys.makeIterator() }
+    defer { source.projector.baseOrderKeys = nil }
     for e in events { try source.projector.apply(e) }
     source.projector.forgetTouched()
   }

@@ -26,6 +26,9 @@ extension Upcaster {
     // 2. One destination transaction, with the source commit's time and metadata.
     var metadata = c.metadata
     metadata.sourceCommit = c.firstSequence
+    // The upcast of a truncated log's base is the new log's first commit, an ordinary one:
+    // the new log starts there, its own history complete (Docs/retention.md).
+    metadata.base = nil
     let tx = step.destination(metadata: metadata)
     let associations = step.associations
     let context = UpcastContext(

@@ -1,4 +1,5 @@
 internal import EventGraphText
+
 /// A model's identity beyond its version number: a hash of its content.
 ///
 /// The content is the model file form ``jsonText`` writes: canonical, since it writes keys in
