@@ -104,6 +104,13 @@ do {
     try ServiceBenchmark.run(commits: quick ? 1_000 : 4_000, latencyCommits: quick ? 200 : 1_000, table: &t)
     tables.append(t)
   }
+  if wants("retention") {
+    var t = BenchmarkTable(title: "Bounded history: truncation and retention (issue 26)")
+    try RetentionBenchmark.run(
+      updates: quick ? 200_000 : 1_000_000, objects: 1_000, keep: 10_000, every: 50_000,
+      curve: ProcessInfo.processInfo.environment["EVENTGRAPH_RETENTION_CURVE"], table: &t)
+    tables.append(t)
+  }
   if wants("metrics") {
     var t = BenchmarkTable(title: "Metrics: a scrape's cost (issue 28)")
     try await MetricsBenchmark.run(calls: quick ? 2_000 : 10_000, table: &t)

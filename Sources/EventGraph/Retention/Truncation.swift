@@ -64,6 +64,7 @@ extension EventStore {
   /// as it was or truncated, whole.
   ///
   /// - Parameters:
+  ///   - cut: where the log is cut: the first commit kept.
   ///   - dryRun: work out what would go (the same replay), and write nothing.
   ///   - now: the time a cut by age is measured from, and the base's time of truncation.
   /// - Returns: what went; an empty report (``TruncationReport/isEmpty``) when the cut
@@ -88,19 +89,20 @@ extension EventStore {
       throw StoreError.invalidTruncation(
         path: path, cut: nil, "an upcast is building a version from its log; let it finish or stop it first")
     }
-    let source: ReadHandle
-    do { source = ReadHandle(try env.beginRead()) } catch let e { throw StoreError.reporting(e, path: path) }
-    defer { source.end() }
-    let reader = GraphReader(txn: source, dbs: dbs, model: model)
     var report = TruncationReport()
     report.dryRun = dryRun
-    guard
-      let plan = try StoreError.reportingStorage(path: path, { try TruncationPlan(cut, now: now, path: path, reader) })
-    else {
+    // Short read transactions only: a reader held through the replay would keep every page
+    // the commits meanwhile free from being reused, and the file would grow by each of them.
+    let planned = try StoreError.reportingStorage(path: path) {
+      try env.readHandle { txn in
+        try TruncationPlan(cut, now: now, path: path, GraphReader(txn: txn, dbs: dbs, model: model))
+      }
+    }
+    guard let plan = planned else {
       report.seconds = Self.seconds(since: started)
       return report
     }
-    let base = try plan.makeBase(commits, source: source, truncatedAt: now)
+    let base = try plan.makeBase(commits, truncatedAt: now)
     report.cut = plan.cut
     report.commits = plan.entries
     report.events = plan.events
@@ -108,7 +110,9 @@ extension EventStore {
     report.objects = base.objects
     let removals: TruncationPlan.Removals
     if dryRun {
-      removals = try StoreError.reportingStorage(path: path) { try plan.removals(source, dbs: dbs, base: base) }
+      removals = try StoreError.reportingStorage(path: path) {
+        try env.readHandle { txn in try plan.removals(txn, dbs: dbs, base: base) }
+      }
     } else {
       removals = try commits.run { batch, _ in
         try batch.checkWritable()
@@ -276,7 +280,7 @@ struct TruncationPlan {
   }
 
   /// Replays the commits before the cut into scratch databases and reads the base from them.
-  func makeBase(_ store: CommitWriter, source: ReadHandle, truncatedAt: Date) throws -> Base {
+  func makeBase(_ store: CommitWriter, truncatedAt: Date) throws -> Base {
     let model = store.model
     let scratch = try ScratchStore(model: model, mapSize: store.env.info.mapSize, purpose: "truncate")
     defer { scratch.remove() }
@@ -285,9 +289,25 @@ struct TruncationPlan {
     _ = try Replay.run(
       into: CommitWriter(env: scratch.env, dbs: scratch.dbs, model: model, path: scratch.path),
       readLog: { _, from, visit in
-        try source.forEach(log, from: StoreKey.sequence(from)) { k, v in
-          let key = KeyField.u64(k, at: 0) ?? 0
-          return key < cut ? try visit(key, v) : false
+        // Read transactions of a few hundred commits each: a reader held through the replay
+        // would keep the pages that commits free meanwhile from being reused, and the file
+        // would grow by all of them. The commits before the cut do not change (a truncation
+        // that came first is found by the write transaction's check).
+        var next = from
+        var reading = true
+        while reading {
+          reading = false
+          var read = 0
+          try store.env.readHandle { source in
+            try source.forEach(log, from: StoreKey.sequence(next)) { k, v in
+              let key = KeyField.u64(k, at: 0) ?? 0
+              guard key < cut, try visit(key, v) else { return false }
+              next = key + 1
+              read += 1
+              if read == 256 { reading = true }
+              return read < 256
+            }
+          }
         }
       })
     return try StoreError.reportingStorage(path: store.path) {

@@ -1,4 +1,4 @@
-/// The commits of the log from a position on, then live: ``EventStore/events(after:)``.
+/// The commits of the log from a position on, then live: ``EventStore/events(after:fromBase:)``.
 ///
 /// Each step that finds nothing buffered reads up to 256 commits in one short read
 /// transaction, so a follower never holds a snapshot while it waits; when it has caught up

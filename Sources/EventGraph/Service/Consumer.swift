@@ -42,7 +42,7 @@ public final class Consumer: Sendable {
   }
 
   /// The commits after the acknowledged position, then live (see
-  /// ``EventStore/events(after:)``).
+  /// ``EventStore/events(after:fromBase:)``).
   public func commits() throws -> CommitSequence {
     store.events(after: try position(), fromBase: fromBase)
   }
@@ -99,11 +99,13 @@ public final class Consumer: Sendable {
 extension EventStore {
   /// The durable consumer `name` (1 to 200 bytes, no `:`); its position starts at 0.
   ///
-  /// - Parameter fromBase: when its position lies before the base of a truncated log (0
-  ///   included: a consumer that never ran), whether it continues from the base, a commit
-  ///   holding the objects as they were at the cut; by default its commits throw
-  ///   ``ErrorCode/historyTruncated``, since the commits it has not dealt with are gone
-  ///   (Docs/retention.md).
+  /// - Parameters:
+  ///   - name: 1 to 200 bytes, no `:`.
+  ///   - fromBase: when its position lies before the base of a truncated log (0
+  ///     included: a consumer that never ran), whether it continues from the base, a commit
+  ///     holding the objects as they were at the cut; by default its commits throw
+  ///     ``ErrorCode/historyTruncated``, since the commits it has not dealt with are gone
+  ///     (Docs/retention.md).
   /// - Throws: ``ServiceError`` `invalidName`.
   public func consumer(_ name: String, fromBase: Bool = false) throws -> Consumer {
     try ServiceError.checkName(name)
