@@ -206,6 +206,12 @@ struct ErrorCodeCoverageTests {
       return e
     case .keyRequired, .wrongKey, .erasedSubject, .notASubject, .noSubject, .personalDataAcrossStores:
       return try meetPersonal(code, dir: f.dir)
+    case .historyTruncated:
+      try store.write { tx in try tx.set(f.team, "name", .string("Blues")) }
+      try store.truncate(.keepCommits(1))
+      return refusal { try store.read { s in _ = try s.object(f.team, asOf: 1) } }
+    case .invalidTruncation:
+      return refusal { try store.truncate(.before(sequence: 0)) }
     default:
       Issue.record("no operation meets \(code): add one to this switch")
       return nil
