@@ -437,9 +437,7 @@ final class Projector {
       }
       try txn.put(dbs.history, key: StoreKey.history(o, v), value: [UInt8]())
     }
-    touched.removeAll(keepingCapacity: true)
-    insertedInCommit.removeAll(keepingCapacity: true)
-    deletedKeys.removeAll()
+    forgetTouched()
   }
 
   /// Writes the object records changed since the last call (a replay calls this once per
