@@ -256,7 +256,8 @@ struct TruncationTests {
     }
     let backup = try store.backup(to: dir + "/backup")
     #expect(backup.verification.isOK)
-    try EventStore.salvage(at: store.path, into: dir + "/salvaged")
+    let salvage = try EventStore.salvage(at: store.path, into: dir + "/salvaged")
+    #expect(salvage.isComplete && salvage.commitsLost == 0, "\(salvage)")
     let salvaged = try EventStore(path: dir + "/salvaged")
     #expect(try salvaged.verify().isOK)
     #expect(try Kept(salvaged) == Kept(store))
