@@ -95,9 +95,25 @@ extension EventStore {
       } else {
         plan = .state(try Self.collectState(root: root, policy: policy, versions: &versions))
       }
-      let out = try EventStore.create(at: path, model: model, options: StoreOptions(durability: .relaxed))
+      // Personal data is copied sealed, with the keys of its subjects (SnapshotKeys): the
+      // snapshot is made under this store's key-encryption key and blind-hash key.
+      let ring = reader.dbs.keyring
+      if let ring, ring.kek == nil {
+        throw StoreError.keyRequired(
+          path: self.path, detail: "it holds personal data, whose keys a snapshot copies: open it with its key")
+      }
+      var options = StoreOptions(durability: .relaxed)
+      if ring != nil {
+        options.keyFile = self.options.keyFile
+        options.keyBytes = self.options.keyBytes
+      }
+      let out = try EventStore.create(
+        at: path, model: model, options: options, storeID: nil, blindKey: ring?.blindKey)
       do {
         var writer = SnapshotWriter(store: out)
+        if let ring, let target = out.dbs.keyring {
+          writer.keys = SnapshotKeys(source: ring, sourceTxn: reader.txn, target: target)
+        }
         switch plan {
         case .state(let graph):
           let meta = CommitMetadata(
@@ -168,6 +184,8 @@ extension EventStore {
 /// (redone in a bigger map when the map is full), counting what it wrote.
 struct SnapshotWriter {
   let store: EventStore
+  /// The subjects' keys carried with their sealed values, when the source has personal data.
+  var keys: SnapshotKeys?
   private(set) var commits = 0
   private(set) var events = 0
   private(set) var originalSequences: [UInt64] = []
@@ -200,7 +218,10 @@ struct SnapshotWriter {
   /// Appends one commit of already chosen events.
   @discardableResult
   mutating func append(_ events: [Event], time: Date, metadata: CommitMetadata) throws -> CommitInfo {
-    let info = try store.commits.run { batch, _ in try batch.append(events, time: time, metadata: metadata) }
+    let info = try store.commits.run { batch, _ in
+      try keys?.carry(events, into: batch)
+      return try batch.append(events, time: time, metadata: metadata)
+    }
     commits += 1
     self.events += events.count
     return info

@@ -121,11 +121,14 @@ final class Keyring: Sendable {
 
   /// Writes the check value of the key-encryption key and a new blind-hash key; the
   /// blind-hash key.
-  private static func setUp(_ txn: borrowing WriteTransaction, meta: Database, kek: SymmetricKey, identity: [UInt8])
-    throws -> SymmetricKey
-  {
+  ///
+  /// A snapshot passes its source's blind-hash key (`blind`), so that the blind hashes its
+  /// copied sealed values carry still match the values; otherwise a new one is made.
+  static func setUp(
+    _ txn: borrowing WriteTransaction, meta: Database, kek: SymmetricKey, identity: [UInt8],
+    blind: SymmetricKey = .random()
+  ) throws -> SymmetricKey {
     try txn.put(meta, key: PrivacyKey.keyCheck, value: Seal.seal(Self.checkText, key: kek, additionalData: identity))
-    let blind = SymmetricKey.random()
     try txn.put(meta, key: PrivacyKey.blindKey, value: Seal.wrap(blind, with: kek, additionalData: identity))
     return blind
   }
@@ -236,7 +239,7 @@ final class Keyring: Sendable {
   ///
   /// - Throws: ``StoreError/Code/erasedSubject`` for an erased subject.
   func dataKey(creatingFor subject: ObjectID, in txn: WriteHandle) throws -> SymmetricKey {
-    guard let kek else { throw StoreError.keyRequired(path: path, detail: "a new subject's key is wrapped by it") }
+    guard kek != nil else { throw StoreError.keyRequired(path: path, detail: "a new subject's key is wrapped by it") }
     // One read of the entry: it says whether the subject was erased (in this process or
     // another) before the cache is asked.
     if let e = try entry(subject, in: txn) {
@@ -248,6 +251,22 @@ final class Keyring: Sendable {
       if let k = try dataKey(subject, e) { return k }
     }
     let key = SymmetricKey.random()
+    try keep(key, for: subject, in: txn)
+    return key
+  }
+
+  /// Keeps `key` as the data key of `subject`, which has none here: how a snapshot takes
+  /// the keys of the subjects whose sealed values it copies (the values stay as they are,
+  /// sealed under the same key, since a snapshot keeps identities).
+  func adopt(_ key: SymmetricKey, for subject: ObjectID, in txn: WriteHandle) throws {
+    guard kek != nil else { throw StoreError.keyRequired(path: path, detail: "a subject's key is wrapped by it") }
+    guard try entry(subject, in: txn) == nil else { return }
+    try keep(key, for: subject, in: txn)
+  }
+
+  /// Wraps `key` into the next slot of the file and puts `subject`'s entry in `txn`.
+  private func keep(_ key: SymmetricKey, for subject: ObjectID, in txn: WriteHandle) throws {
+    guard let kek else { throw StoreError.keyRequired(path: path, detail: "a subject's key is wrapped by it") }
     // A slot written by a transaction that was then rolled back is taken again here, as
     // nothing refers to it.
     let slot = try nextSlot(in: txn)
@@ -267,7 +286,6 @@ final class Keyring: Sendable {
         UInt8(truncatingIfNeeded: next),
       ])
     remember(key, for: subject)
-    return key
   }
 
   private func nextSlot(in txn: borrowing some TransactionReading & ~Copyable) throws -> UInt32 {

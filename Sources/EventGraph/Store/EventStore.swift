@@ -1,3 +1,4 @@
+internal import EventGraphCrypto
 import EventGraphLocking
 internal import EventGraphText
 import Foundation
@@ -177,16 +178,27 @@ public final class EventStore: Sendable {
   public static func create(at path: String, model: Model, options: StoreOptions = .init(), storeID: String?)
     throws -> EventStore
   {
+    try create(at: path, model: model, options: options, storeID: storeID, blindKey: nil)
+  }
+
+  /// ``create(at:model:options:storeID:)`` whose keyring, when its model has personal
+  /// attributes, takes `blindKey` as its blind-hash key: a snapshot's, which copies its
+  /// source's sealed values with their blind hashes.
+  static func create(
+    at path: String, model: Model, options: StoreOptions, storeID: String?, blindKey: SymmetricKey?
+  ) throws -> EventStore {
     return try StoreError.reportingStorage(path: path) {
+      var kek: SymmetricKey?
       if model.hasPersonalAttributes {
         guard let source = options.keySource else {
           throw StoreError.keyRequired(
             path: path, detail: "its model has personal attributes: give a key-encryption key to create it")
         }
-        do { _ = try source.load() } catch {
+        do { kek = try source.load() } catch {
           throw StoreError.wrongKey(path: path, keyFile: source.source, detail: "\(error)")
         }
       }
+      let id = storeID ?? UUID().uuidString
       _ = try checkCreatable(at: path)
       try StoreFiles.makePrivateDirectory(path, intermediate: true)
       // Scoped, so this first handle is closed before the store opens its own.
@@ -197,9 +209,12 @@ public final class EventStore: Sendable {
         }
         try env.write { txn in
           try txn.put(dbs.meta, key: MetaKey.format, value: String(formatVersion))
-          try txn.put(dbs.meta, key: MetaKey.storeID, value: storeID ?? UUID().uuidString)
+          try txn.put(dbs.meta, key: MetaKey.storeID, value: id)
           try txn.setActiveVersion(model.version, in: dbs.meta)
           try dbs.putModel(model, txn)
+          if let kek, let blindKey {
+            _ = try Keyring.setUp(txn, meta: dbs.meta, kek: kek, identity: Keyring.identity(id), blind: blindKey)
+          }
         }
       }
       return try EventStore(path: path, options: options)
