@@ -76,12 +76,21 @@ extension Transaction {
   ///
   /// - Throws: ``ErrorCode/noSubject`` for a live object whose subject path still
   ///   leads nowhere.
-  func sealDeferred() throws {
+  func sealDeferred() throws { try sealDeferred(only: nil) }
+
+  /// Seals the values held back whose subject is now `only` (every one held when `nil`),
+  /// keeping the others held.
+  private func sealDeferred(only: ObjectID?) throws {
     let held = deferredPersonal
     deferredPersonal = []
     for (o, a, value) in held {
       guard let entityID = try projector.liveEntity(o), let entity = model.entity(entityID) else { continue }
-      guard let subject = try subject(of: o, entity) else {
+      let found = try subject(of: o, entity)
+      if let only, found != only {
+        deferredPersonal.append((o, a, value))
+        continue
+      }
+      guard let subject = found else {
         let name = entity.property(a)?.name ?? "#\(a.rawValue)"
         let path = entity.subjectPath.compactMap { entity.property($0)?.name }.joined(separator: ".")
         throw StoreError.noSubject(
@@ -174,6 +183,10 @@ extension Transaction {
       throw StoreError.notASubject(
         object: objectName(subject), subject: nil, detail: "the store keeps no personal data")
     }
+    // Values held back for want of a subject that this one is by now (a phone set, then
+    // linked to the person erased here) are sealed under its key before it goes, so they
+    // are erased with the rest of its data, as a value sealed at once would be.
+    if try ring.entry(subject, in: batch.handle)?.erased != true { try sealDeferred(only: subject) }
     guard try ring.markErased(subject, in: batch.handle) else { return false }
     markWritten()
     batch.erased = true
