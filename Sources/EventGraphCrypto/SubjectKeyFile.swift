@@ -200,6 +200,25 @@ public final class SubjectKeyFile: Sendable {
     try sync()
   }
 
+  /// Destroys every key of the file: overwrites every slot with zeros in place and flushes
+  /// the file, keeping its header (how a key rotation leaves the file it replaces).
+  ///
+  /// - Throws: ``CryptoError/Code/slotFileIO`` if a write or the flush fails.
+  public func eraseAll() throws(CryptoError) {
+    let end = try fileSize()
+    let zeros = [UInt8](repeating: 0, count: 64 * Self.slotSize)
+    var offset = Self.headerSize
+    while offset < end {
+      let n = min(zeros.count, end - offset)
+      if let error = zeros.withUnsafeBytes({ FileIO.write(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n]), at: offset) }
+      ) {
+        throw Self.ioError(path, "could not be overwritten at byte \(offset)", error)
+      }
+      offset += n
+    }
+    try sync()
+  }
+
   /// Flushes what was written to disk (`fdatasync`).
   ///
   /// - Throws: ``CryptoError/Code/slotFileIO`` if the flush fails.

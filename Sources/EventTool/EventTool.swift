@@ -43,7 +43,7 @@ public struct EventTool: Sendable {
       RollbackCommand(), SwitchCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(),
       BackupCommand(), TruncateCommand(), RetentionCommand(),
       DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
-      ImportCoreDataCommand(), ImportMappingCommand(), KeygenCommand(), EraseCommand(), DemoCommand(),
+      ImportCoreDataCommand(), ImportMappingCommand(), KeygenCommand(), EraseCommand(), RekeyCommand(), DemoCommand(),
       ReferenceCommand(),
     ]
   }

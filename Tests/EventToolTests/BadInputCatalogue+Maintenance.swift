@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Compacting and backing up a store
 
 extension BadInput {
-  static let maintenanceCases: [BadInput] = compactCases + backupCases + truncateCases
+  static let maintenanceCases: [BadInput] = compactCases + backupCases + truncateCases + rekeyCases
 
   static let compactCases: [BadInput] = [
     bad(2, ["compact"], ["STORE"]),
@@ -45,5 +45,16 @@ extension BadInput {
     bad(2, ["retention", "@S", "--keep", "1d", "--off"], ["three policies: give one"]),
     bad(2, ["retention", "@S", "--keep-commits", "-1"], ["--keep-commits", "0 or more"]),
     bad(1, ["retention", "@S", "--keep", "1d"], ["@S/data.mdb", "permission denied"], access: .readOnlyStore),
+  ]
+
+  static let rekeyCases: [BadInput] = [
+    bad(2, ["rekey"], ["STORE"]),
+    bad(2, ["rekey", "@S", "--key-file", "@D/k"], ["--new-key-file", "eventtool keygen"]),
+    bad(2, ["rekey", "@S", "--new-key-file", "@D/n"], ["--key-file", "EVENTGRAPH_KEY_FILE"]),
+    bad(1, ["rekey", "@D/nowhere", "--key-file", "@D/k", "--new-key-file", "@D/n"], ["@D/nowhere", "no such file"]),
+    bad(1, ["rekey", "@S", "--key-file", "@D/k", "--new-key-file", "@D/n"], ["@S", "@D/n", "does not exist"]),
+    bad(
+      1, ["rekey", "@S", "--key-file", "@D/k", "--new-key-file", "@D/short.key"],
+      ["@D/short.key", "3 bytes long", "exactly 32 bytes"], files: ["short.key": .text("abc")]),
   ]
 }

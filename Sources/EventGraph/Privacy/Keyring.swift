@@ -41,6 +41,18 @@ final class Keyring: Sendable {
   }
   /// Whether a slot was written since the last sync (a new subject's key).
   private let unsynced = Locked<Bool>(false)
+  /// The key check in `meta` when this keyring opened: a rotation since then changes it.
+  private let openedCheck = Locked<[UInt8]?>(nil)
+
+  /// Refuses a change of the subject-key file when the store's key was rotated since this
+  /// keyring opened: the file it holds open is the one the rotation replaced.
+  private func requireUnrotated(in txn: borrowing some TransactionReading & ~Copyable) throws {
+    let now = try txn.get(meta, key: PrivacyKey.keyCheck)
+    guard let opened = openedCheck.withLock({ $0 }), now != opened else { return }
+    throw StoreError.wrongKey(
+      path: path, keyFile: kekSource,
+      detail: "the store's key-encryption key was rotated since it was opened here: open it again with the new key")
+  }
 
   /// The name of the file of wrapped subject keys, in the store's directory.
   static let fileName = "subject-keys"
@@ -92,7 +104,10 @@ final class Keyring: Sendable {
     }
     let identity = Self.identity(storeID)
     let file: SubjectKeyFile?
-    let filePath = path + "/" + fileName
+    var filePath = path + "/" + fileName
+    if let pending = try Self.finishRekey(env: env, meta: meta, path: path, identity: identity, writable: writable) {
+      filePath = pending
+    }
     do {
       file =
         !writable && !FileManager.default.fileExists(atPath: filePath)
@@ -116,6 +131,7 @@ final class Keyring: Sendable {
       kek: kek, kekSource: source, blindKey: blindKey, file: file, subjects: subjects, meta: meta, path: path,
       storeID: storeID)
     if writable { try ring.finishErasures(env) }
+    ring.openedCheck.withLock { $0 = try? env.read { try $0.get(meta, key: PrivacyKey.keyCheck) } }
     return ring
   }
 
@@ -162,7 +178,7 @@ final class Keyring: Sendable {
     }
   }
 
-  private static let checkText = Array("eventgraph key check 1".utf8)
+  static let checkText = Array("eventgraph key check 1".utf8)
 
   /// 16 bytes that name the store in the subject-key file's header and in every wrap.
   static func identity(_ storeID: String) -> [UInt8] {
@@ -267,6 +283,7 @@ final class Keyring: Sendable {
   /// Wraps `key` into the next slot of the file and puts `subject`'s entry in `txn`.
   private func keep(_ key: SymmetricKey, for subject: ObjectID, in txn: WriteHandle) throws {
     guard let kek else { throw StoreError.keyRequired(path: path, detail: "a subject's key is wrapped by it") }
+    try requireUnrotated(in: txn)
     // A slot written by a transaction that was then rolled back is taken again here, as
     // nothing refers to it.
     let slot = try nextSlot(in: txn)
@@ -288,7 +305,7 @@ final class Keyring: Sendable {
     remember(key, for: subject)
   }
 
-  private func nextSlot(in txn: borrowing some TransactionReading & ~Copyable) throws -> UInt32 {
+  func nextSlot(in txn: borrowing some TransactionReading & ~Copyable) throws -> UInt32 {
     guard let stored = try txn.get(meta, key: PrivacyKey.nextSlot), stored.count == 4 else { return 0 }
     return UInt32(stored[0]) << 24 | UInt32(stored[1]) << 16 | UInt32(stored[2]) << 8 | UInt32(stored[3])
   }
@@ -312,7 +329,7 @@ final class Keyring: Sendable {
     return file
   }
 
-  private func readSlot(_ slot: UInt32) throws -> (subject: UInt64, wrapped: [UInt8])? {
+  func readSlot(_ slot: UInt32) throws -> (subject: UInt64, wrapped: [UInt8])? {
     do {
       return try requireFile().read(slot: slot)
     } catch {
@@ -320,7 +337,7 @@ final class Keyring: Sendable {
     }
   }
 
-  private func wrapContext(_ subject: ObjectID) -> [UInt8] {
+  func wrapContext(_ subject: ObjectID) -> [UInt8] {
     Self.identity(storeIDText) + Self.be(subject.rawValue)
   }
 
@@ -409,6 +426,7 @@ final class Keyring: Sendable {
   func markErased(_ subject: ObjectID, in txn: WriteHandle) throws -> Bool {
     let old = try entry(subject, in: txn)
     if old?.erased == true { return false }
+    try requireUnrotated(in: txn)
     let slot = old?.slot ?? UInt32.max
     try txn.put(subjects, key: BigEndianKey(subject.rawValue), value: Entry(slot: slot, erased: true).bytes)
     if old != nil {
@@ -460,6 +478,9 @@ enum PrivacyKey {
   static let nextSlot = "privacy.nextSlot"
   /// The slots (u32 BE each) of erasures committed whose keys are still to be overwritten.
   static let erasing = "privacy.erasing"
+  /// Set by a key rotation's commit until its new subject-key file replaced the old one
+  /// (the new key's source, for messages).
+  static let rotating = "privacy.rotating"
 }
 
 extension Keyring {

@@ -62,3 +62,42 @@ struct EraseCommand: ToolCommand {
     }
   }
 }
+
+/// `eventtool rekey`: the key-encryption key rotated without rewriting the log.
+struct RekeyCommand: ToolCommand {
+  let spec = CommandSpec(
+    name: "rekey", abstract: "Rotate a store's key-encryption key without rewriting its log.",
+    discussion:
+      "Wraps every subject's data key, the blind-hash key and the key check again under the key in --new-key-file (make it with eventtool keygen), opening them with the current key given by --key-file (or EVENTGRAPH_KEY_FILE). The log, the sealed values and the blind hashes stay as they are. The new subject-key file is written and flushed beside the old one, one commit makes the new key the store's, and the old file is overwritten with zeros before the new one replaces it: a run killed anywhere leaves the store under the old key unchanged, or under the new one, finished when it is next opened. No other process may have the store open. Backups and snapshots made before keep the old key.",
+    positionals: [PositionalSpec("STORE", help: "The store directory.")],
+    options: [
+      OptionSpec("new-key-file", valueName: "PATH", help: "The new key-encryption key's file."),
+      OptionSpec("json", help: "Print the result as JSON."),
+    ],
+    examples: ["eventtool rekey book.store --key-file old.key --new-key-file new.key"])
+
+  func run(_ a: ParsedArguments, _ io: ToolIO) throws {
+    let path = try a.required("STORE")
+    guard let newKey = a.value("new-key-file") else {
+      throw ToolError.usage("give the new key with --new-key-file PATH (eventtool keygen makes one)")
+    }
+    guard let current = ToolKey.file else {
+      throw ToolError.usage("give the current key with --key-file PATH (or EVENTGRAPH_KEY_FILE)")
+    }
+    let report = try reportingAccess(path, writing: true) {
+      try EventStore.rekey(at: path, options: StoreOptions(keyFile: current), newKeyFile: newKey)
+    }
+    if a.flag("json") {
+      io.print(
+        JSON.object([
+          JSONField("store", .string(path)), JSONField("keyFile", .string(newKey)),
+          JSONField("subjects", .int(Int64(report.subjects))), JSONField("erased", .int(Int64(report.erased))),
+          JSONField("seconds", .double(report.seconds)),
+        ]).serialized())
+      return
+    }
+    io.print(
+      "rekeyed \(path): \(report.subjects) subject keys wrapped under \(newKey) (\(report.erased) erased left empty); open it with --key-file \(newKey) from now on"
+    )
+  }
+}
