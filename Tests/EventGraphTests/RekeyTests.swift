@@ -127,4 +127,41 @@ struct RekeyTests {
     }
     #expect(try open.read { try $0.value(ObjectID(3), "lastName") } != nil)
   }
+
+  @Test(
+    "a handle opened before a rotation is refused a new subject's key and an erasure, and reads again once reopened")
+  func staleHandle() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let newKey = dir + "/new.key"
+    try EventStore.generateKeyFile(at: newKey)
+    func code(_ body: () throws -> Void) -> StoreError.Code? {
+      do {
+        try body()
+        return nil
+      } catch let e as StoreError {
+        return e.code
+      } catch {
+        return nil
+      }
+    }
+    let (path, beppo, name) = try {
+      let source = try PrivacySnapshotTests.source(dir)
+      let store = source.store
+      // The rotation another process would make, under this handle's feet.
+      let ring = try #require(store.dbs.keyring)
+      _ = try ring.rotate(store.env, to: try StoreKeySource.file(newKey).load(), newSource: newKey)
+      #expect(
+        code {
+          try store.write { tx in
+            _ = try tx.insert("AddressBook", ["firstName": .string("K"), "lastName": .string("L")])
+          }
+        } == .wrongKey)
+      #expect(code { try store.write { tx in _ = try tx.erase(source.beppo) } } == .wrongKey)
+      return (store.path, source.beppo, source.markers[4])
+    }()
+    let reopened = try EventStore(path: path, options: StoreOptions(keyFile: newKey))
+    #expect(try reopened.read { try $0.value(beppo, "lastName") } == .string(name))
+    #expect(try reopened.write { tx in try tx.erase(beppo) }.value == true)
+  }
 }
