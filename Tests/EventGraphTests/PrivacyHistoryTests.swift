@@ -4,7 +4,7 @@ import Testing
 
 @testable import EventGraph
 
-/// Erasures along seeded random histories (Docs/privacy.md): the store reads what a shadow
+/// Erasures along seeded random histories, phones moving between people (Docs/privacy.md): the store reads what a shadow
 /// of the history says — every value of a subject that is not erased, nothing of one that is
 /// — and so do a replay of its log, its snapshots and its clones.
 @Suite("Personal data along random histories with erasures")
@@ -33,7 +33,7 @@ struct PrivacyHistoryTests {
       try store.write { tx in
         for _ in 0..<rng.int(1...3) {
           let living = shadow.living
-          switch living.isEmpty ? 0 : rng.int(0...9) {
+          switch living.isEmpty ? 0 : rng.int(0...10) {
           case 0...2:
             let last = Self.text(&rng)
             let p = try tx.insert("AddressBook", ["firstName": .string("f"), "lastName": .string(last)])
@@ -69,6 +69,13 @@ struct PrivacyHistoryTests {
             try tx.delete(phone)
             shadow.numbers[phone] = nil
             shadow.owner[phone] = nil
+          case 9:
+            // A phone moved to another person: its number is the new person's data now.
+            guard living.count > 1, !shadow.phonesOfLiving.isEmpty else { continue }
+            let phone = rng.pick(shadow.phonesOfLiving)
+            guard let to = living.filter({ $0 != shadow.owner[phone] }).randomElement(using: &rng) else { continue }
+            try tx.link(phone, "addressBook", to)
+            shadow.owner[phone] = to
           default:
             let p = rng.pick(living)
             #expect(try tx.erase(p, reason: "seed \(seed)"))
@@ -196,6 +203,45 @@ struct PrivacyHistoryTests {
     shadow.owner[phone] = person
     shadow.erased.insert(person)
     try Self.check(store, shadow, "one commit")
+    #expect(try store.verify().isOK)
+  }
+
+  @Test(
+    "a phone moved to another person is sealed again under the new person: erasing the old one leaves it readable, erasing the new one erases it; a move to an erased person is refused"
+  )
+  func movedPhone() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let key = try PrivacyTests.keyFile(in: dir)
+    let store = try EventStore.create(
+      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
+    let written = try store.write { tx in
+      let a = try tx.insert("AddressBook", ["firstName": .string("a"), "lastName": .string("A")])
+      let b = try tx.insert("AddressBook", ["firstName": .string("b"), "lastName": .string("B")])
+      let c = try tx.insert("AddressBook", ["firstName": .string("c"), "lastName": .string("C")])
+      let phone = try tx.insert("PhoneBook", ["phoneNumber": .string("555-0199")])
+      try tx.link(a, "phones", phone)
+      return (a, b, c, phone)
+    }
+    let (a, b, c, phone) = try #require(written.value)
+    try store.write { tx in try tx.link(phone, "addressBook", b) }
+    func subject() throws -> ObjectID? {
+      try store.read { s in
+        if case .sealed(let sealed)? = try s.reader.object(phone)?[PropertyID(rawValue: 0)] { return sealed.subject }
+        return nil
+      }
+    }
+    #expect(try subject() == b)
+    _ = try store.write { tx in try tx.erase(a) }
+    #expect(try store.read { try $0.value(phone, "phoneNumber") } == .string("555-0199"))
+    _ = try store.write { tx in try tx.erase(c) }
+    #expect(throws: StoreError.self) { try store.write { tx in try tx.link(phone, "addressBook", c) } }
+    _ = try store.write { tx in try tx.erase(b) }
+    guard case .sealed(let v)? = try store.read({ try $0.value(phone, "phoneNumber") }) else {
+      Issue.record("the moved phone's number was opened after its new person's erasure")
+      return
+    }
+    #expect(v.state == .erased)
     #expect(try store.verify().isOK)
   }
 }

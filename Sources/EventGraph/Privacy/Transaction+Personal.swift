@@ -102,6 +102,31 @@ extension Transaction {
     }
   }
 
+  /// Seals again, under its subject now, each personal value of `o` sealed under another:
+  /// called for both ends of every link and unlink (a phone moved to another person), so
+  /// that erasing the new subject erases them and erasing the old one does not. An object
+  /// left without a subject keeps its values under the old one, whose data they are; an
+  /// erased value stays erased.
+  ///
+  /// Only the objects at either end of a link are looked at: an object whose subject is
+  /// two steps away keeps its values under the old subject when the middle step moves.
+  ///
+  /// - Throws: ``ErrorCode/erasedSubject`` for a value moved to an erased subject.
+  func resealIfMoved(_ o: ObjectID) throws {
+    guard let entityID = try projector.liveEntity(o), let entity = model.entity(entityID),
+      entity.hasPersonalAttributes, !entity.subjectPath.isEmpty, let subject = try subject(of: o, entity)
+    else { return }
+    for (i, isPersonal) in entity.personal.enumerated() where isPersonal {
+      let a = PropertyID(rawValue: UInt16(i))
+      guard case .sealed(let sealed)? = try projector.value(o, a), sealed.subject != subject,
+        !deferredPersonal.contains(where: { $0.object == o && $0.attribute == a })
+      else { continue }
+      // Opened and sealed under the subject now by the ordinary path; erased stays erased.
+      guard let moved = try sealingPersonal(.set(o, attribute: a, value: .sealed(sealed))) else { continue }
+      try emitSealed(moved)
+    }
+  }
+
   private func seal(
     _ value: Value, of o: ObjectID, _ a: PropertyID, _ entity: Entity, subject: ObjectID, _ ring: Keyring
   ) throws -> SealedValue {

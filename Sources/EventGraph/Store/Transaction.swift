@@ -27,6 +27,10 @@ public final class Transaction: GraphReading {
   /// instead is looked up when the commit is appended.
   let givenKey: String?
 
+  /// Whether an entity of the model reaches its subject through a path, so that a link can
+  /// move personal values to another subject.
+  private(set) lazy var hasSubjectPaths = model.entities.contains { !$0.subjectPath.isEmpty }
+
   /// A transaction recording into `batch` through `projector` (made by
   /// ``CommitBatch/transaction(metadata:sharingBuffers:)``).
   init(batch: CommitBatch, projector: Projector, metadata: CommitMetadata) {
@@ -54,7 +58,18 @@ public final class Transaction: GraphReading {
     // its value per event.
     if model.hasPersonalAttributes {
       guard let sealed = try sealingPersonal(e) else { return }
+      var ends: (ObjectID, ObjectID)?
+      switch sealed {
+      case .link(let o, _, let t, _), .unlink(let o, _, let t): ends = (o, t)
+      default: break
+      }
       try emitSealed(sealed)
+      // A link can move an object to another subject: its values follow at once, so that
+      // an erasure later in this transaction meets them under the subject they are now.
+      if let (o, t) = ends, hasSubjectPaths {
+        try resealIfMoved(o)
+        try resealIfMoved(t)
+      }
     } else {
       try emitSealed(e)
     }
