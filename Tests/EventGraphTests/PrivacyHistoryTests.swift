@@ -113,6 +113,13 @@ struct PrivacyHistoryTests {
     }
   }
 
+  /// A new store of the personal address book in `dir`, with its key file beside it.
+  static func store(in dir: String) throws -> EventStore {
+    let key = try PrivacyTests.keyFile(in: dir)
+    return try EventStore.create(
+      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
+  }
+
   static func export(_ store: EventStore) throws -> [String] {
     var lines: [String] = []
     try store.export { lines.append($0) }
@@ -152,9 +159,7 @@ struct PrivacyHistoryTests {
   func clones(seed: UInt64) throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    let key = try PrivacyTests.keyFile(in: dir)
-    let store = try EventStore.create(
-      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
+    let store = try Self.store(in: dir)
     var shadow = try Self.history(store, seed: seed, commits: 30)
     var rng = SeededGenerator(seed: seed ^ 0xC10E)
     for _ in 0..<4 {
@@ -185,9 +190,7 @@ struct PrivacyHistoryTests {
   func eraseInTheSameCommit() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    let key = try PrivacyTests.keyFile(in: dir)
-    let store = try EventStore.create(
-      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
+    let store = try Self.store(in: dir)
     let written = try store.write { tx in
       let p = try tx.insert("AddressBook", ["firstName": .string("f"), "lastName": .string("Gone")])
       // Held until the commit knows the phone's subject, which the link gives.
@@ -212,9 +215,7 @@ struct PrivacyHistoryTests {
   func movedPhone() throws {
     let dir = temporaryDirectory()
     defer { removeDirectory(dir) }
-    let key = try PrivacyTests.keyFile(in: dir)
-    let store = try EventStore.create(
-      at: dir + "/store", model: try PrivacyTests.model(), options: StoreOptions(keyFile: key))
+    let store = try Self.store(in: dir)
     let written = try store.write { tx in
       let a = try tx.insert("AddressBook", ["firstName": .string("a"), "lastName": .string("A")])
       let b = try tx.insert("AddressBook", ["firstName": .string("b"), "lastName": .string("B")])

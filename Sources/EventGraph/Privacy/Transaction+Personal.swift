@@ -102,8 +102,9 @@ extension Transaction {
     }
   }
 
-  /// Seals again, under its subject now, each personal value of `o` sealed under another:
-  /// called for both ends of every link and unlink (a phone moved to another person), so
+  /// Seals again, under its subject now, each personal value of `o` sealed under another.
+  ///
+  /// Called for both ends of every link and unlink (a phone moved to another person), so
   /// that erasing the new subject erases them and erasing the old one does not. An object
   /// left without a subject keeps its values under the old one, whose data they are; an
   /// erased value stays erased.
