@@ -245,4 +245,29 @@ struct PrivacyHistoryTests {
     #expect(v.state == .erased)
     #expect(try store.verify().isOK)
   }
+
+  @Test(
+    "history with erasures truncated at a random cut reads the same, rebuilds the same, and erases on after the cut",
+    arguments: stressSeeds([31, 32, 33]))
+  func truncated(seed: UInt64) throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let store = try Self.store(in: dir)
+    var shadow = try Self.history(store, seed: seed, commits: 40)
+    var rng = SeededGenerator(seed: seed ^ 0x7C07)
+    let before = try Self.export(store)
+    try store.truncate(.keepCommits(rng.int(0...20)))
+    #expect(try Self.export(store) == before, "seed \(seed): the truncation reads otherwise")
+    try Self.check(store, shadow, "seed \(seed), truncated")
+    let report = try store.verify()
+    #expect(report.isOK, "seed \(seed): \(report.problems)")
+    _ = try store.rebuild()
+    #expect(try Self.export(store) == before, "seed \(seed): the rebuild after the cut reads otherwise")
+    try Self.check(store, shadow, "seed \(seed), truncated and rebuilt")
+    if let p = shadow.living.first {
+      #expect(try store.write { tx in try tx.erase(p) }.value == true)
+      shadow.erased.insert(p)
+      try Self.check(store, shadow, "seed \(seed), erased after the cut")
+    }
+  }
 }
