@@ -190,6 +190,12 @@ extension Transaction {
     try checkOpen()
     let subject = object.objectID
     guard let entityID = try entityID(of: subject), let entity = model.entity(entityID) else {
+      // A subject this version has no identity for (deleted before an upcast that then did
+      // not carry it) still has its key when an older version's log holds its values.
+      if let ring = batch.dbs.keyring, let e = try ring.entry(subject, in: batch.handle) {
+        guard !e.erased else { return false }
+        return try recordErasure(subject, reason: reason, ring)
+      }
       throw StoreError.noSuchObject(objectName(subject))
     }
     guard entity.subjectPath.isEmpty else {
@@ -213,6 +219,12 @@ extension Transaction {
     // linked to the person erased here) are sealed under its key before it goes, so they
     // are erased with the rest of its data, as a value sealed at once would be.
     if try ring.entry(subject, in: batch.handle)?.erased != true { try sealDeferred(only: subject) }
+    return try recordErasure(subject, reason: reason, ring)
+  }
+
+  /// Marks `subject` erased, its key to be destroyed once the commit holds, and records
+  /// the erase event; `false` when it was erased before.
+  private func recordErasure(_ subject: ObjectID, reason: String?, _ ring: Keyring) throws -> Bool {
     guard try ring.markErased(subject, in: batch.handle) else { return false }
     markWritten()
     batch.erased = true
