@@ -43,7 +43,8 @@ public struct EventTool: Sendable {
       RollbackCommand(), SwitchCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(),
       BackupCommand(), TruncateCommand(), RetentionCommand(),
       DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
-      ImportCoreDataCommand(), ImportMappingCommand(), KeygenCommand(), EraseCommand(), RekeyCommand(), DemoCommand(),
+      ImportCoreDataCommand(), ImportMappingCommand(), KeygenCommand(), EraseCommand(), RekeyCommand(), ReportCommand(),
+      DemoCommand(),
       ReferenceCommand(),
     ]
   }

@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Compacting and backing up a store
 
 extension BadInput {
-  static let maintenanceCases: [BadInput] = compactCases + backupCases + truncateCases + rekeyCases
+  static let maintenanceCases: [BadInput] = compactCases + backupCases + truncateCases + rekeyCases + reportCases
 
   static let compactCases: [BadInput] = [
     bad(2, ["compact"], ["STORE"]),
@@ -56,5 +56,22 @@ extension BadInput {
     bad(
       1, ["rekey", "@S", "--key-file", "@D/k", "--new-key-file", "@D/short.key"],
       ["@D/short.key", "3 bytes long", "exactly 32 bytes"], files: ["short.key": .text("abc")]),
+  ]
+
+  static let reportCases: [BadInput] = [
+    bad(2, ["report", "@S"], ["--out FILE"]),
+    bad(
+      2, ["report", "@S", "--out", "@D/r.html", "--max-size", "5"], ["--max-size", "1000 bytes or more"],
+      absent: ["@D/r.html"]),
+    bad(
+      2, ["report", "@S", "--out", "@D/r.html", "--max-history", "0"], ["--max-history", "1 or more"],
+      absent: ["@D/r.html"]),
+    bad(
+      1, ["report", "@S", "--out", "@D/r.html", "--object", "AddressBook/999"], ["AddressBook/999"],
+      absent: ["@D/r.html"]),
+    bad(
+      1, ["report", "@D/bad", "--out", "@D/r.html"], ["@D/bad", "not an EventGraph store", "not an LMDB file"],
+      files: ["bad": .directory, "bad/data.mdb": .bytes(Array(repeating: 0x5A, count: 20_000))], absent: ["@D/r.html"]),
+    bad(1, ["report", "@S", "--out", "@D/no/such/r.html"], ["cannot write @D/no/such/r.html"], absent: ["@D/no"]),
   ]
 }
