@@ -27,10 +27,6 @@ public final class Transaction: GraphReading {
   /// instead is looked up when the commit is appended.
   let givenKey: String?
 
-  /// Whether an entity of the model reaches its subject through a path, so that a link can
-  /// move personal values to another subject.
-  private(set) lazy var hasSubjectPaths = model.entities.contains { !$0.subjectPath.isEmpty }
-
   /// A transaction recording into `batch` through `projector` (made by
   /// ``CommitBatch/transaction(metadata:sharingBuffers:)``).
   init(batch: CommitBatch, projector: Projector, metadata: CommitMetadata) {
@@ -66,7 +62,7 @@ public final class Transaction: GraphReading {
       try emitSealed(sealed)
       // A link can move an object to another subject: its values follow at once, so that
       // an erasure later in this transaction meets them under the subject they are now.
-      if let (o, t) = ends, hasSubjectPaths {
+      if let (o, t) = ends, model.entities.contains(where: { !$0.subjectPath.isEmpty }) {
         try resealIfMoved(o)
         try resealIfMoved(t)
       }
