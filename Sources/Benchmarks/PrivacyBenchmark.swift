@@ -54,6 +54,41 @@ enum PrivacyBenchmark {
     try appends(plain, personal, owned, events: events, table: &table)
     try fetch(plain, personal, fetches: fetches, table: &table)
     try erase(plain, personal, erasures: erasures, table: &table)
+    try rotate(subjects: erasures * 20, in: dir, key: key, table: &table)
+  }
+
+  /// Key rotation: `subjects` owners (a key each) in a store of their own, the key
+  /// rotated back and forth, beside a backup of the same store (the copy a rotation is
+  /// usually paired with), in rounds whose order turns.
+  private static func rotate(subjects: Int, in dir: String, key: String, table: inout BenchmarkTable) throws {
+    let path = dir + "/rotated"
+    let other = dir + "/other.key"
+    try EventStore.generateKeyFile(at: other)
+    do {
+      let store = try EventStore.create(at: path, model: try model(.ownKey), options: StoreOptions(keyFile: key))
+      try store.write { tx in for i in 0..<subjects { _ = try tx.insert("Owner", ["name": .string("owner \(i)")]) } }
+    }
+    var keys = (current: key, next: other)
+    var backups = 0
+    let (rotations, copies, ratios) = try alternating(
+      rounds: 4,
+      { _ in
+        try measure(operations: subjects) {
+          try EventStore.rekey(at: path, options: StoreOptions(keyFile: keys.current), newKeyFile: keys.next)
+          keys = (keys.next, keys.current)
+        }
+      },
+      { _ in
+        backups += 1
+        let store = try EventStore(path: path, options: StoreOptions(readOnly: true, keyFile: keys.current))
+        return try measure(operations: subjects) { _ = try store.backup(to: dir + "/backup-\(backups)") }
+      })
+    table.add(
+      "key rotation (every subject's key wrapped again, \(subjects) subjects)", rotations, unit: "subjects/s",
+      baseline: copies, baselineName: "a backup of the same store")
+    table.add(
+      "rotation ÷ backup time, median of 4 rounds", value: StoreBenchmark.median(ratios.map { 1 / $0 }.sorted()),
+      unit: "x")
   }
 
   /// Batched appends: 1,200 events a commit (100 items × insert, a link to one of 100
