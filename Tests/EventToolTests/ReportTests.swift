@@ -103,4 +103,21 @@ struct ReportTests {
     let bounded = try #require(FileManager.default.contents(atPath: dir + "/small.html")).count
     #expect(bounded < full)
   }
+
+  @Test("a truncated store's report marks its base on the timeline and still browses its objects")
+  func truncatedStore() throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    #expect(try ToolRunner.eventtool(["demo", dir + "/demo"]).status == 0)
+    let store = dir + "/demo/book.store"
+    let cut = try ToolRunner.eventtool(["truncate", store, "--keep-commits", "2"])
+    #expect(cut.status == 0, "\(cut.err)")
+    let page = dir + "/cut.html"
+    let made = try ToolRunner.eventtool(["report", store, "--out", page])
+    #expect(made.status == 0 && made.out.contains(" 6 of 6 objects"), "\(made.out)\(made.err)")
+    let html = String(decoding: try #require(FileManager.default.contents(atPath: page)), as: UTF8.self)
+    #expect(html.contains("base: history before sequence"), "no base on the timeline")
+    let dom = try Self.dom(dir, page, "view=objects&object=AddressBook/3")
+    #expect(dom.contains("data-ready=\"yes\"") && Self.stateRows(dom).contains { $0.0 == "firstName" })
+  }
 }

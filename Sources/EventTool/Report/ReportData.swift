@@ -58,9 +58,13 @@ struct ReportData {
     let perBucket = max(1, Int((commits + UInt64(buckets) - 1) / UInt64(buckets)))
     var lastReplayed: (commit: Commit, bucket: Int)?
     var erasures = 0
+    // A truncated log starts at its base, whose number is that of the last commit it folded.
+    var first: UInt64?
     try s.forEachCommit { c in
-      let i = Int((c.number - 1) / UInt64(perBucket))
-      if i >= timeline.count { timeline.append((c.time, 0, 0)) }
+      let start = first ?? c.number
+      first = start
+      let i = Int((c.number - start) / UInt64(perBucket))
+      while i >= timeline.count { timeline.append((c.time, 0, 0)) }
       timeline[i].commits += 1
       timeline[i].events += c.events.count
       if let base = c.metadata.base {
