@@ -34,7 +34,7 @@ extension EventStore {
   ///     ``StoreOptions/keyBytes``).
   ///   - newKeyFile: the new key's file (``generateKeyFile(at:)`` makes one).
   ///   - newKeyBytes: the new key's 32 bytes, when no file is given.
-  /// - Throws: ``ErrorCode/keyRequired`` without a current or a new key, or for a store
+  /// - Throws: `StoreError.Code.keyRequired` without a current or a new key, or for a store
   ///   that keeps no personal data; ``ErrorCode/wrongKey`` naming the key that does not
   ///   open the store or cannot be loaded; a ``MaintenanceError`` while another process has
   ///   the store open. Nothing is changed then.
