@@ -6,6 +6,18 @@ import Testing
 /// Rotating the key-encryption key (Docs/privacy.md, "Rotating the key-encryption key").
 @Suite("Personal data: the key-encryption key rotated")
 struct RekeyTests {
+  /// The code of the store error `body` throws; `nil` when it throws none or another error.
+  static func code(_ body: () throws -> Void) -> StoreError.Code? {
+    do {
+      try body()
+      return nil
+    } catch let e as StoreError {
+      return e.code
+    } catch {
+      return nil
+    }
+  }
+
   /// Every wrapped key in the store's subject-key file, as its bytes.
   static func wrappedKeys(_ path: String) throws -> [[UInt8]] {
     let bytes = try #require(FileManager.default.contents(atPath: path + "/subject-keys")).map { $0 }
@@ -96,26 +108,19 @@ struct RekeyTests {
     }()
     let other = dir + "/other.key"
     try EventStore.generateKeyFile(at: other)
-    func code(_ body: () throws -> Void) -> StoreError.Code? {
-      do {
-        try body()
-        return nil
-      } catch let e as StoreError {
-        return e.code
-      } catch {
-        return nil
+    #expect(Self.code { try EventStore.rekey(at: path, options: StoreOptions(), newKeyFile: newKey) } == .keyRequired)
+    #expect(
+      Self.code { try EventStore.rekey(at: path, options: StoreOptions(keyFile: other), newKeyFile: newKey) }
+        == .wrongKey)
+    #expect(Self.code { try EventStore.rekey(at: path, options: StoreOptions(keyFile: key)) } == .keyRequired)
+    #expect(
+      Self.code {
+        try EventStore.rekey(at: path, options: StoreOptions(keyFile: key), newKeyFile: dir + "/missing.key")
       }
-    }
-    #expect(code { try EventStore.rekey(at: path, options: StoreOptions(), newKeyFile: newKey) } == .keyRequired)
-    #expect(
-      code { try EventStore.rekey(at: path, options: StoreOptions(keyFile: other), newKeyFile: newKey) } == .wrongKey)
-    #expect(code { try EventStore.rekey(at: path, options: StoreOptions(keyFile: key)) } == .keyRequired)
-    #expect(
-      code { try EventStore.rekey(at: path, options: StoreOptions(keyFile: key), newKeyFile: dir + "/missing.key") }
         == .wrongKey)
     let plainPath = try makeStore(try Fixtures.company()).0.path
     #expect(
-      code { try EventStore.rekey(at: plainPath, options: StoreOptions(keyFile: key), newKeyFile: newKey) }
+      Self.code { try EventStore.rekey(at: plainPath, options: StoreOptions(keyFile: key), newKeyFile: newKey) }
         == .keyRequired)
     // Nothing changed: the old key opens the store; while it is open, no rotation.
     let open = try EventStore(path: path, options: StoreOptions(keyFile: key))
@@ -135,16 +140,6 @@ struct RekeyTests {
     defer { removeDirectory(dir) }
     let newKey = dir + "/new.key"
     try EventStore.generateKeyFile(at: newKey)
-    func code(_ body: () throws -> Void) -> StoreError.Code? {
-      do {
-        try body()
-        return nil
-      } catch let e as StoreError {
-        return e.code
-      } catch {
-        return nil
-      }
-    }
     let (path, beppo, name) = try {
       let source = try PrivacySnapshotTests.source(dir)
       let store = source.store
@@ -152,12 +147,12 @@ struct RekeyTests {
       let ring = try #require(store.dbs.keyring)
       _ = try ring.rotate(store.env, to: try StoreKeySource.file(newKey).load(), newSource: newKey)
       #expect(
-        code {
+        Self.code {
           try store.write { tx in
             _ = try tx.insert("AddressBook", ["firstName": .string("K"), "lastName": .string("L")])
           }
         } == .wrongKey)
-      #expect(code { try store.write { tx in _ = try tx.erase(source.beppo) } } == .wrongKey)
+      #expect(Self.code { try store.write { tx in _ = try tx.erase(source.beppo) } } == .wrongKey)
       return (store.path, source.beppo, source.markers[4])
     }()
     let reopened = try EventStore(path: path, options: StoreOptions(keyFile: newKey))

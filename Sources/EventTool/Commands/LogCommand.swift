@@ -47,15 +47,7 @@ struct LogCommand: ToolCommand {
       if let text = a.value("object") {
         let id = try Self.identity(text, in: s)
         for first in try s.history(of: id) where first <= to {
-          // The object's version at a truncated log's cut names a commit the base replaced:
-          // the base holds the object as that commit left it.
-          let commits: [Commit]
-          do { commits = try s.commits(from: first, to: first) } catch let e as StoreError
-            where e.code == .historyTruncated
-          {
-            commits = try s.commits(from: 1, to: 1)
-          }
-          for c in commits where c.lastSequence >= from {
+          for c in try Self.commits(at: first, in: s) where c.lastSequence >= from {
             Self.show(c, in: s, io: io, json: json, from: from, to: to, only: id)
           }
         }
@@ -111,6 +103,18 @@ struct LogCommand: ToolCommand {
     for (seq, e) in commit.sequencedEvents {
       if let only, !concerns(e, only) { continue }
       io.print("  " + s.text(e, sequence: seq))
+    }
+  }
+
+  /// The commit of an object's history entry at sequence `first`.
+  ///
+  /// The object's version at a truncated log's cut names a commit the base replaced: the
+  /// base holds the object as that commit left it, and is given instead.
+  static func commits(at first: UInt64, in s: Snapshot) throws -> [Commit] {
+    do {
+      return try s.commits(from: first, to: first)
+    } catch let e as StoreError where e.code == .historyTruncated {
+      return try s.commits(from: 1, to: 1)
     }
   }
 

@@ -124,12 +124,7 @@ struct ReportData {
     var history: [JSON] = []
     var related: Set<ObjectID> = []
     for first in try s.history(of: id).suffix(maxHistory) {
-      let commits: [Commit]
-      do { commits = try s.commits(from: first, to: first) } catch let e as StoreError where e.code == .historyTruncated
-      {
-        commits = try s.commits(from: 1, to: 1)
-      }
-      for c in commits {
+      for c in try LogCommand.commits(at: first, in: s) {
         let changes = c.sequencedEvents.filter { LogCommand.concerns($0.1, id) }.map { s.text($0.1, sequence: $0.0) }
         var state: [JSON] = []
         if let v = try s.object(id, asOf: c.lastSequence) {
