@@ -156,6 +156,11 @@ public final class Replica: Sendable {
         if let last = try jetStream.streamInfo(stream)?.lastSequence, last >= next,
           try jetStream.message(stream: stream, sequence: next) == nil
         {
+          // Purged before a base (StreamLayout): go on at the next message there is.
+          if let after = try purgedUntil(next) {
+            next = after
+            continue
+          }
           throw ReplicationError.badMessage(
             stream: stream, sequence: next, detail: "the message is missing: the stream has a gap")
         }
@@ -180,10 +185,41 @@ public final class Replica: Sendable {
     return applied
   }
 
+  /// The sequence of the next message the stream holds after the missing `sequence`, when
+  /// the gap is a purge's; `nil` when it is not.
+  ///
+  /// A gap is a purge's when a base message lies at or after the next message (a stream is
+  /// purged only before a base).
+  private func purgedUntil(_ sequence: UInt64) throws -> UInt64? {
+    guard
+      let found = try jetStream.nextMessage(stream: stream, from: sequence, subject: StreamLayout.subjects(stream)[0]),
+      let base = try jetStream.nextMessage(stream: stream, from: sequence, subject: StreamLayout.bases(stream)),
+      base.sequence >= found.sequence
+    else { return nil }
+    return found.sequence
+  }
+
   /// Appends a run of commit records of one version, with the position `sequence`.
+  ///
+  /// The records the log holds already — the commits after a base's cut, which follow the
+  /// base again in the stream — are left out once they are found to be the same bytes.
   private func append(_ run: inout CommitRun, through sequence: UInt64) throws {
     guard !run.records.isEmpty else { return }
     do {
+      let held = try store.commitRecords(
+        from: run.records[0].number, version: run.version, maxCommits: run.records.count, maxBytes: .max)
+      for (mine, theirs) in zip(held, run.records) where mine.bytes != theirs.bytes {
+        throw ReplicationError.diverged(
+          stream: stream,
+          detail:
+            "message \(sequence) holds commit \(theirs.number) of version \(run.version), which differs from this replica's"
+        )
+      }
+      run.records.removeFirst(min(held.count, run.records.count))
+      guard !run.records.isEmpty else {
+        try store.setCheckpoint(Membership.position(sequence))
+        return
+      }
       try store.appendCommitRecords(run.records, version: run.version, checkpoint: Membership.position(sequence))
     } catch {
       throw ReplicationError.badMessage(stream: stream, sequence: sequence, detail: "\(error)")
@@ -214,8 +250,16 @@ public final class Replica: Sendable {
       try store.switchVersion(to: version, checkpoint: at)
     case .commits:
       guard let version = m.version else { throw badHeader(m) }
-      let records = try StreamLayout.unpack(m.data, sequence: m.sequence, stream: stream)
-      try store.appendCommitRecords(records, version: version, checkpoint: at)
+      var run = CommitRun(
+        records: try StreamLayout.unpack(m.data, sequence: m.sequence, stream: stream), version: version)
+      try append(&run, through: m.sequence)
+    case .base:
+      guard let version = m.version else { throw badHeader(m) }
+      do {
+        try store.applyBase(try CommitRecord(bytes: m.data), version: version, checkpoint: at)
+      } catch {
+        throw ReplicationError.badMessage(stream: stream, sequence: m.sequence, detail: "its base: \(error)")
+      }
     case .none:
       throw ReplicationError.badMessage(
         stream: stream, sequence: m.sequence, detail: "unknown kind '\(m.headers[StreamLayout.Header.kind] ?? "")'")

@@ -24,6 +24,9 @@ extension Shipper {
     let wasPrimary = try store.replicationRole()?.kind == .primary
     let info = try jetStream.addStream(
       name: stream, subjects: StreamLayout.subjects(stream), replicas: replicas, duplicateWindow: 600)
+    // Replicas that meet a purged range find the next message by a direct get; a stream
+    // made before purges were shipped is given them.
+    try jetStream.allowDirectGets(stream)
     if info.lastSequence == 0 {
       let active = try store.activeVersion()
       var headers = [StreamLayout.Header.version: String(active)]
@@ -61,23 +64,41 @@ extension Shipper {
       throw ReplicationError.fenced(stream: stream, sequence: lastSequence, detail: detail)
     }
     var shipped: [Int: UInt64] = [:]
+    var bases: [Int: UInt64] = [:]
     var announced: Set<Int> = []
+    var purges: [(version: Int, before: UInt64)] = []
     for version in try store.versions() {
       if try jetStream.lastMessage(stream: stream, subject: StreamLayout.model(stream, version: version)) != nil {
         announced.insert(version)
       }
       let commits = try jetStream.lastMessage(stream: stream, subject: StreamLayout.commits(stream, version: version))
       shipped[version] = commits?.lastCommit ?? 0
+      if let base = try jetStream.lastMessage(stream: stream, subject: StreamLayout.base(stream, version: version)),
+        let number = base.lastCommit
+      {
+        bases[version] = number
+        // A base published last: the commits after its cut are still to be published again.
+        if base.sequence > commits?.sequence ?? 0 { shipped[version] = number }
+        purges.append((version, base.sequence))
+      }
     }
     let switched = try jetStream.lastMessage(stream: stream, subject: StreamLayout.switchVersion(stream))
     let active = switched?.version ?? genesis.version
     try checkLogs(against: shipped)
-    setStreamState(lastSequence: lastSequence, shipped: shipped, announced: announced, active: active)
+    setStreamState(lastSequence: lastSequence, shipped: shipped, bases: bases, announced: announced, active: active)
+    // A shipper stopped between a base and its purge leaves the purge to this one.
+    for p in purges { purge(version: p.version, before: p.before) }
   }
 
   /// The stream must not hold commits that the store does not: that store diverged.
   private func checkLogs(against shipped: [Int: UInt64]) throws {
     for (version, number) in shipped where number > 0 {
+      // Commits the log's base stands for are not read one by one (they are gone).
+      if let first = try store.commitRecords(from: 1, version: version, maxCommits: 1).first, first.isBase,
+        first.number >= number
+      {
+        continue
+      }
       guard try !store.commitRecords(from: number, version: version, maxCommits: 1).isEmpty else {
         throw ReplicationError.diverged(
           stream: stream,

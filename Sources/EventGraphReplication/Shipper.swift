@@ -159,10 +159,13 @@ public final class Shipper: CommitAcknowledging, Sendable {
     }
   }
 
-  func setStreamState(lastSequence: UInt64, shipped: [Int: UInt64], announced: Set<Int>, active: Int?) {
+  func setStreamState(
+    lastSequence: UInt64, shipped: [Int: UInt64], bases: [Int: UInt64], announced: Set<Int>, active: Int?
+  ) {
     state.withLock {
       $0.lastSequence = lastSequence
       $0.shipped = shipped
+      $0.bases = bases
       $0.announced = announced
       $0.streamActive = active
     }
@@ -191,11 +194,16 @@ public final class Shipper: CommitAcknowledging, Sendable {
         state.withLock { _ = $0.announced.insert(version) }
         return true
       }
+      if try shipBase(of: version) { return true }
       let from = (shipped[version] ?? 0) + 1
       let records = try store.commitRecords(from: from, version: version, maxCommits: 4096, maxBytes: maxMessageBytes)
       if let first = records.first, let last = records.last {
+        // After a base, the commits after its cut are published again: their IDs name the
+        // base, or the stream would take them for the first publishes and drop them.
+        let after = state.withLock { $0.bases[version] }.map { ":b\($0)" } ?? ""
         try publish(
-          kind: .commits, subject: StreamLayout.commits(stream, version: version), id: "v\(version):c\(first.number)",
+          kind: .commits, subject: StreamLayout.commits(stream, version: version),
+          id: "v\(version)\(after):c\(first.number)",
           headers: [
             StreamLayout.Header.version: String(version), StreamLayout.Header.first: String(first.number),
             StreamLayout.Header.last: String(last.number),
@@ -214,6 +222,42 @@ public final class Shipper: CommitAcknowledging, Sendable {
       return true
     }
     return false
+  }
+
+  /// Publishes the base of `version`'s log when it is newer than the stream's (a
+  /// truncation since), then purges the version's commit messages before it; whether it
+  /// published.
+  ///
+  /// The commits after the base's cut are shipped again after it (the stream's copies
+  /// before it go with the purge), and so are any the stream lacked: the base stands for
+  /// the ones before the cut that it never got.
+  private func shipBase(of version: Int) throws -> Bool {
+    guard let first = try store.commitRecords(from: 1, version: version, maxCommits: 1).first, first.isBase,
+      first.number > state.withLock({ $0.bases[version] ?? 0 })
+    else { return false }
+    try publish(
+      kind: .base, subject: StreamLayout.base(stream, version: version), id: "v\(version):b\(first.number)",
+      headers: [StreamLayout.Header.version: String(version), StreamLayout.Header.last: String(first.number)],
+      data: first.bytes)
+    let at = state.withLock { s in
+      s.bases[version] = first.number
+      s.shipped[version] = first.number
+      return s.lastSequence
+    }
+    purge(version: version, before: at)
+    return true
+  }
+
+  /// Removes `version`'s commit messages before stream sequence `sequence` (a base's).
+  ///
+  /// The stream stays bounded as the log does. A failed purge only leaves them longer (the
+  /// next start of a shipper purges again); it is reported in ``status``.
+  func purge(version: Int, before sequence: UInt64) {
+    do {
+      try jetStream.purge(stream, subject: StreamLayout.commits(stream, version: version), before: sequence)
+    } catch {
+      state.withLock { $0.lastError = "purging the stream before its base at \(sequence): \(error)" }
+    }
   }
 
   private func shippedUpTo(_ number: UInt64, version: Int) {
@@ -314,6 +358,8 @@ struct ShipperState: Sendable {
   }
   var lastSequence: UInt64 = 0
   var shipped: [Int: UInt64] = [:]
+  /// The number of the last base in the stream, per version.
+  var bases: [Int: UInt64] = [:]
   var announced: Set<Int> = []
   var streamActive: Int?
   var waiters: [Waiter] = []

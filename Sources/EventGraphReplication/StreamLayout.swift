@@ -11,16 +11,22 @@ import NATSClient
 /// | `eg.S.genesis` | `genesis` | the store's identity; first, once |
 /// | `eg.S.vN.model` | `model` | model version N's document, before its first commits |
 /// | `eg.S.vN.commits` | `commits` | consecutive commit records of version N, byte for byte |
+/// | `eg.S.vN.base` | `base` | version N's log was truncated: its base record, byte for byte |
 /// | `eg.S.switch` | `switch` | version N became the active one |
 /// | `eg.S.promote` | `promote` | another member took over as primary |
 ///
 /// Every message names the store (`EG-Store`) and the member that published it
 /// (`EG-Member`); in a stream with a writers' key every message carries its tag (`EG-Tag`)
 /// and the genesis message the key's fingerprint (`EG-Key`); every publish is fenced by the stream's expected last sequence, so the
-/// stream has one writer at a time and is an exact, gap-free copy of the log.
+/// stream has one writer at a time and is an exact copy of the log.
+///
+/// A base message follows the commits its base stands for; the commits after its cut
+/// follow it again (published anew, with IDs that name the base), and the version's
+/// commit messages before it are then purged: the stream's only gaps lie before a base,
+/// and a replica that meets one goes on at the next message the stream holds.
 enum StreamLayout {
   enum Kind: String {
-    case genesis, model, commits, switchVersion = "switch", promote
+    case genesis, model, commits, base, switchVersion = "switch", promote
   }
 
   enum Header {
@@ -40,6 +46,9 @@ enum StreamLayout {
   static func genesis(_ stream: String) -> String { "eg.\(stream).genesis" }
   static func model(_ stream: String, version: Int) -> String { "eg.\(stream).v\(version).model" }
   static func commits(_ stream: String, version: Int) -> String { "eg.\(stream).v\(version).commits" }
+  static func base(_ stream: String, version: Int) -> String { "eg.\(stream).v\(version).base" }
+  /// Every version's base messages.
+  static func bases(_ stream: String) -> String { "eg.\(stream).*.base" }
   static func switchVersion(_ stream: String) -> String { "eg.\(stream).switch" }
   static func promote(_ stream: String) -> String { "eg.\(stream).promote" }
 

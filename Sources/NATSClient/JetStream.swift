@@ -54,6 +54,9 @@ public final class JetStream: @unchecked Sendable {
     config.Storage = js_FileStorage
     config.Replicas = Int64(replicas)
     config.Duplicates = Int64(duplicateWindow * 1_000_000_000)
+    // Direct gets answer "the first message at or after a sequence" (``nextMessage``),
+    // which a reader meeting a purged range needs.
+    config.AllowDirect = true
     let copies = subjects.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     var subjectPointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) }
@@ -72,6 +75,37 @@ public final class JetStream: @unchecked Sendable {
     guard let info else { throw NATSError(NATS_ERR, doing: "creating stream '\(name)'") }
     defer { jsStreamInfo_Destroy(info) }
     return StreamState(info.pointee)
+  }
+
+  /// Lets the stream `name` answer direct gets (``nextMessage(stream:from:subject:)``), for a
+  /// stream created without them; does nothing when it does already.
+  public func allowDirectGets(_ name: String) throws(NATSError) {
+    var info: UnsafeMutablePointer<jsStreamInfo>?
+    var code = jsErrCode(rawValue: 0)
+    try check(js_GetStreamInfo(&info, context, name, nil, &code), code, doing: "reading stream '\(name)'")
+    guard let info else { return }
+    defer { jsStreamInfo_Destroy(info) }
+    guard let config = info.pointee.Config, !config.pointee.AllowDirect else { return }
+    // The configuration read is sent back with one change; nats.c copies it into the request.
+    config.pointee.AllowDirect = true
+    var updated: UnsafeMutablePointer<jsStreamInfo>?
+    try check(js_UpdateStream(&updated, context, config, nil, &code), code, doing: "updating stream '\(name)'")
+    if let updated { jsStreamInfo_Destroy(updated) }
+  }
+
+  /// Removes the messages on `subject` (wildcards allowed) before `sequence` from stream
+  /// `name`.
+  public func purge(_ name: String, subject: String, before sequence: UInt64) throws(NATSError) {
+    var options = jsOptions()
+    jsOptions_Init(&options)
+    var code = jsErrCode(rawValue: 0)
+    // The subject's C string lives through the call.
+    let status = subject.withCString { cSubject in
+      options.Stream.Purge.Subject = cSubject
+      options.Stream.Purge.Sequence = sequence
+      return js_PurgeStream(context, name, &options, &code)
+    }
+    try check(status, code, doing: "purging \(subject) before \(sequence) from stream '\(name)'")
   }
 
   /// Deletes the stream `name` (tests, and a user starting over).
@@ -136,6 +170,34 @@ public final class JetStream: @unchecked Sendable {
     try stored(doing: "reading the last message on \(subject) of stream '\(stream)'") { msg, code in
       js_GetLastMsg(&msg, context, stream, subject, nil, &code)
     }
+  }
+
+  /// The first message on `subject` (wildcards allowed) at or after `sequence` of stream
+  /// `stream`, by a direct get; `nil` when there is none.
+  ///
+  /// The stream must allow direct gets (``allowDirectGets(_:)``; streams that
+  /// ``addStream(name:subjects:replicas:duplicateWindow:)`` creates do).
+  public func nextMessage(stream: String, from sequence: UInt64, subject: String) throws(NATSError)
+    -> StoredMessage?
+  {
+    // The subject's C string lives through the call.
+    let outcome = subject.withCString { cSubject in
+      Result { () throws(NATSError) -> StoredMessage? in
+        var options = jsDirectGetMsgOptions()
+        jsDirectGetMsgOptions_Init(&options)
+        options.Sequence = sequence
+        options.NextBySubject = cSubject
+        return try stored(doing: "reading the message after \(sequence) on \(subject) of stream '\(stream)'") {
+          msg, _ in js_DirectGetMsg(&msg, context, stream, nil, &options)
+        }
+      }
+    }
+    var found = try outcome.get()
+    // A direct get's answer carries its sequence in a header.
+    if let f = found, f.sequence == 0, let s = f.headers["Nats-Sequence"].flatMap(UInt64.init) {
+      found = StoredMessage(subject: f.subject, sequence: s, headers: f.headers, data: f.data)
+    }
+    return found
   }
 
   /// A message that `get` reads from a stream, copied; `nil` when the stream has none.

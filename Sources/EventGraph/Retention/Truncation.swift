@@ -80,10 +80,16 @@ extension EventStore {
 
   /// ``truncate(_:dryRun:now:)`` through `commits`, the writer of the store's log (the
   /// retention scheduler has no store, only its writer).
-  static func truncate(_ commits: CommitWriter, _ cut: TruncationCut, dryRun: Bool, now: Date) throws
-    -> TruncationReport
-  {
-    let (env, dbs, model, path) = (commits.env, commits.dbs, commits.model, commits.path)
+  ///
+  /// With `replicating`, the truncation folds a replica's log of `replicating.version` the
+  /// way its primary folded its own: the base made must be `replicating.base` byte for
+  /// byte, the replica's refusal of local writes does not apply, and the checkpoint lands
+  /// with it.
+  static func truncate(
+    _ commits: CommitWriter, _ cut: TruncationCut, dryRun: Bool, now: Date, replicating: ReplicatedBase? = nil
+  ) throws -> TruncationReport {
+    let (env, path) = (commits.env, commits.path)
+    let (dbs, model) = replicating.map { ($0.dbs, $0.model) } ?? (commits.dbs, commits.model)
     let started = ContinuousClock.now
     if VersionBuild.builderRuns(path) {
       throw StoreError.invalidTruncation(
@@ -102,7 +108,10 @@ extension EventStore {
       report.seconds = Self.seconds(since: started)
       return report
     }
-    let base = try plan.makeBase(commits, truncatedAt: now)
+    let base = try plan.makeBase(env: env, dbs: dbs, model: model, path: path, truncatedAt: now)
+    if let replicating, base.record != replicating.base.bytes {
+      throw ReplicatedBase.diverged(replicating.base, version: model.version, cut: plan.cut)
+    }
     report.cut = plan.cut
     report.commits = plan.entries
     report.events = plan.events
@@ -115,11 +124,16 @@ extension EventStore {
       }
     } else {
       removals = try commits.run { batch, _ in
-        try batch.checkWritable()
+        if let replicating {
+          try batch.checkNoRebuild()
+          if let c = replicating.checkpoint { try batch.setCheckpoint(c) }
+        } else {
+          try batch.checkWritable()
+        }
         let txn = batch.handle
-        try plan.checkUnchanged(GraphReader(txn: txn, dbs: batch.dbs, model: model), path: path)
-        let removals = try plan.removals(txn, dbs: batch.dbs, base: base, removing: true)
-        try txn.put(batch.dbs.log, key: StoreKey.sequence(plan.firstKey), value: base.record)
+        try plan.checkUnchanged(GraphReader(txn: txn, dbs: dbs, model: model), path: path)
+        let removals = try plan.removals(txn, dbs: dbs, base: base, removing: true)
+        try txn.put(dbs.log, key: StoreKey.sequence(plan.firstKey), value: base.record)
         return removals
       }
     }
@@ -280,12 +294,11 @@ struct TruncationPlan {
   }
 
   /// Replays the commits before the cut into scratch databases and reads the base from them.
-  func makeBase(_ store: CommitWriter, truncatedAt: Date) throws -> Base {
-    let model = store.model
-    let scratch = try ScratchStore(model: model, mapSize: store.env.info.mapSize, purpose: "truncate")
+  func makeBase(env: Environment, dbs: StoreDatabases, model: Model, path: String, truncatedAt: Date) throws -> Base {
+    let scratch = try ScratchStore(model: model, mapSize: env.info.mapSize, purpose: "truncate")
     defer { scratch.remove() }
     let cut = cut
-    let log = store.dbs.log
+    let log = dbs.log
     _ = try Replay.run(
       into: CommitWriter(env: scratch.env, dbs: scratch.dbs, model: model, path: scratch.path),
       readLog: { _, from, visit in
@@ -298,7 +311,7 @@ struct TruncationPlan {
         while reading {
           reading = false
           var read = 0
-          try store.env.readHandle { source in
+          try env.readHandle { source in
             try source.forEach(log, from: StoreKey.sequence(next)) { k, v in
               let key = KeyField.u64(k, at: 0) ?? 0
               guard key < cut, try visit(key, v) else { return false }
@@ -310,7 +323,7 @@ struct TruncationPlan {
           }
         }
       })
-    return try StoreError.reportingStorage(path: store.path) {
+    return try StoreError.reportingStorage(path: path) {
       try scratch.env.readHandle { txn in
         try makeBase(GraphReader(txn: txn, dbs: scratch.dbs, model: model), truncatedAt)
       }

@@ -18,8 +18,9 @@ public struct CommitRecord: Sendable, Hashable {
   public let modelVersion: Int
   /// The record, byte for byte.
   public let bytes: [UInt8]
-  /// Whether the record is a truncated log's base (``CommitMetadata/base``).
-  let isBase: Bool
+  /// Whether the record is a truncated log's base (``CommitMetadata/base``): it stands for
+  /// every commit up to its number, and starts its log.
+  public let isBase: Bool
 
   /// Checks a record received from elsewhere: its checksum and its header.
   ///
