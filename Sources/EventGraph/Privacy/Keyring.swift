@@ -373,6 +373,11 @@ final class Keyring: Sendable {
   ///   does not open: damage is reported, never served as a value.
   func open(_ sealed: SealedValue, in txn: borrowing some TransactionReading & ~Copyable) throws -> Value {
     var marked = sealed
+    // What an erasure left (its ciphertext dropped) reads as erased with a key or without.
+    guard !sealed.isTombstone else {
+      marked.state = .erased
+      return .sealed(marked)
+    }
     guard kek != nil else {
       marked.state = .locked
       return .sealed(marked)

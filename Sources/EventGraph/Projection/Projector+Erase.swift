@@ -1,10 +1,13 @@
 /// What an erasure does to the projection (Docs/privacy.md, "Indexes after an erasure").
 ///
-/// The sealed values stay in the records, unreadable once the subject's key is gone (the
-/// key's destruction is the erasing commit's, not the projection's, so a replay destroys
-/// nothing). What goes is their blind hashes: the attribute and uniqueness indexes no
-/// longer answer a guess of an erased value, and a unique value an erased subject held is
-/// free. A sealed value without a blind hash has no index entry and holds no uniqueness key.
+/// The erased subject's sealed values stay in the records as tombstones: their type and
+/// subject, without ciphertext or blind hash (the key's destruction is the erasing
+/// commit's, not the projection's, so a replay destroys nothing; it makes the same
+/// tombstones). Without their blind hashes, the attribute and uniqueness indexes no longer
+/// answer a guess of an erased value, and a unique value an erased subject held is free;
+/// without their ciphertext, the projection holds nothing of them, and a truncation past the
+/// erasure leaves nothing of them in the base either (Docs/retention.md). A sealed value
+/// without a blind hash has no index entry and holds no uniqueness key.
 extension Projector {
   func forgetBlindHashes(of subject: ObjectID) throws {
     for o in try objectsSealed(under: subject) {
@@ -14,18 +17,15 @@ extension Projector {
       let h = try makeHot(o)
       for (i, isPersonal) in e.personal.enumerated() where isPersonal {
         let a = PropertyID(rawValue: UInt16(i))
-        guard case .sealed(let s)? = try h.value(a), s.subject == subject, !s.blindHash.isEmpty else { continue }
-        if e.indexed[i] {
+        guard case .sealed(let s)? = try h.value(a), s.subject == subject, !s.isTombstone else { continue }
+        if e.indexed[i] && !s.blindHash.isEmpty {
           try txn.delete(dbs.index, key: IndexKey.key(entity: entityID, attribute: a, value: .sealed(s), object: o))
         }
-        h.set(a, .sealed(SealedValue(type: s.type, subject: s.subject, ciphertext: s.ciphertext)))
+        h.set(a, .sealed(SealedValue(type: s.type, subject: s.subject, ciphertext: [])))
       }
     }
   }
 
-  /// The subject and the objects whose subject path leads to it: each path walked back
-  /// from the subject, through the inverse of each step (or the reverse entries kept for a
-  /// relationship without one).
   private func objectsSealed(under subject: ObjectID) throws -> [ObjectID] {
     var found = [subject]
     for e in model.entities where !e.subjectPath.isEmpty && e.hasPersonalAttributes {
@@ -47,4 +47,9 @@ extension Projector {
     }
     return found
   }
+}
+
+extension SealedValue {
+  /// Whether this is what an erasure leaves of a value: its type and subject, no ciphertext.
+  var isTombstone: Bool { ciphertext.isEmpty }
 }
