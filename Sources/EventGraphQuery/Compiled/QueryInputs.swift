@@ -9,10 +9,13 @@ extension CompiledPredicate {
   /// reads; `nil` when it also reads relationships, other objects, variables other than
   /// `selves`, or calls `now()` or `uuid()`.
   ///
-  /// - Parameter selves: Variables bound to the evaluated object itself (an upcast binds
-  ///   `$source` to the object a mapping's filter is evaluated on).
-  package func ownAttributes(selves: Set<String> = []) -> Set<PropertyID>? {
-    var inputs = QueryInputs(selves: selves)
+  /// - Parameters:
+  ///   - selves: Variables bound to the evaluated object itself (an upcast binds
+  ///     `$source` to the object a mapping's filter is evaluated on).
+  ///   - constants: Variables bound to values that do not change between evaluations (a
+  ///     live query's): read like literals.
+  package func ownAttributes(selves: Set<String> = [], constants: Set<String> = []) -> Set<PropertyID>? {
+    var inputs = QueryInputs(selves: selves, constants: constants)
     inputs.add(code)
     return inputs.attributes
   }
@@ -21,8 +24,8 @@ extension CompiledPredicate {
 extension CompiledExpression {
   /// The attributes of the evaluated object that the expression reads, when that is all it
   /// reads; `nil` otherwise (see ``CompiledPredicate/ownAttributes(selves:)``).
-  package func ownAttributes(selves: Set<String> = []) -> Set<PropertyID>? {
-    var inputs = QueryInputs(selves: selves)
+  package func ownAttributes(selves: Set<String> = [], constants: Set<String> = []) -> Set<PropertyID>? {
+    var inputs = QueryInputs(selves: selves, constants: constants)
     switch code {
     case .value(let c): inputs.add(c)
     case .values(let c): inputs.add(c)
@@ -47,9 +50,16 @@ extension CompiledExpression {
 /// read of anything else.
 private struct QueryInputs {
   let selves: Set<String>
+  let constants: Set<String>
   var attributes: Set<PropertyID>? = []
 
-  init(selves: Set<String>) { self.selves = selves }
+  init(selves: Set<String>, constants: Set<String>) {
+    self.selves = selves
+    self.constants = constants
+  }
+
+  /// A variable's value: a constant reads nothing, any other variable something else.
+  private mutating func variable(_ name: String) { if !constants.contains(name) { readsMore() } }
 
   private mutating func read(_ p: PropertyID) { attributes?.insert(p) }
   private mutating func readsMore() { attributes = nil }
@@ -114,7 +124,7 @@ private struct QueryInputs {
     case .literal: break
     case .attribute(let p): read(p)
     case .attributeOf(let path, let p): if add(path: path) { read(p) }
-    case .variable: readsMore()
+    case .variable(let name, _): variable(name)
     case .countObjects(let path): add(path)
     case .countValues(let m), .aggregate(_, let m, _, _): add(m)
     case .arithmetic(_, let a, let b, _):
@@ -135,7 +145,7 @@ private struct QueryInputs {
     switch c {
     case .attributeOf(let path, let p): if add(path: path) { read(p) }
     case .list(let items): for v in items { add(v) }
-    case .variable: readsMore()
+    case .variable(let name, _): variable(name)
     }
   }
 }
