@@ -116,6 +116,11 @@ do {
     try await MetricsBenchmark.run(calls: quick ? 2_000 : 10_000, table: &t)
     tables.append(t)
   }
+  if wants("live") {
+    var t = BenchmarkTable(title: "Live queries: what keeping a result current costs (issue 28)")
+    try LiveQueryBenchmark.run(people: quick ? 2_000 : 10_000, commits: quick ? 2_000 : 20_000, table: &t)
+    tables.append(t)
+  }
   if wants("ordered") {
     var t = BenchmarkTable(title: "Ordered relationships (issue 19)")
     try OrderedBenchmark.run(

@@ -127,8 +127,9 @@ struct LiveWatch: Sendable {
   /// The predicate, compiled once, and its variables.
   let compiled: CompiledPredicate?
   let bindings: [String: QueryVariable<ObjectID>]
-  /// The sort keys, resolved (the same as the fetch's).
+  /// The sort keys, resolved (the same as the fetch's), and their directions.
   let sort: [(path: SortPath, ascending: Bool)]
+  let ascending: [Bool]
 
   init(_ entity: Entity, predicate: String?, variables: [String: Value], sort: [SortDescriptor], model: Model) throws {
     entities = Set([entity.id] + model.descendants(of: entity.id))
@@ -140,6 +141,7 @@ struct LiveWatch: Sendable {
     if let compiled { read = compiled.ownAttributes(constants: Set(variables.keys)) }
     bindings = variables.mapValues { QueryVariable<ObjectID>.value($0) }
     self.sort = try sort.map { (try SortPath($0.key, from: entity, in: model), $0.ascending) }
+    ascending = sort.map(\.ascending)
     for s in self.sort {
       guard s.path.relationships.isEmpty else {
         read = nil
@@ -153,7 +155,7 @@ struct LiveWatch: Sendable {
   /// What `commits` did to a result that holds `current`: whether they may have changed
   /// it, the objects of `current` they changed, and the other objects of the entity they
   /// made or changed in what the query reads (which may now match).
-  func scan(_ commits: [Commit], current: Set<ObjectID>, _ reader: GraphReader<ReadHandle>) throws -> Scan {
+  func scan(_ commits: [Commit], current: (ObjectID) -> Bool, _ reader: GraphReader<ReadHandle>) throws -> Scan {
     // A predicate or sort that reads other objects may change with any commit.
     var relevant = attributes == nil && !commits.isEmpty
     var touched = Set<ObjectID>()
@@ -166,13 +168,13 @@ struct LiveWatch: Sendable {
         // A link changes both ends: the target's list (or inverse) too.
         switch event {
         case .link(_, _, let t, _), .unlink(_, _, let t):
-          if current.contains(t) {
+          if current(t) {
             relevant = true
             touched.insert(t)
           }
         default: break
         }
-        if current.contains(o) {
+        if current(o) {
           relevant = true
           touched.insert(o)
           continue
@@ -207,7 +209,9 @@ struct LiveWatch: Sendable {
 
   /// ``scan(_:current:_:)`` of the commits after `position` up to `end`, read from the log
   /// a few hundred at a time (the result, not the log, is what a live query holds).
-  func scan(_ reader: GraphReader<ReadHandle>, after position: UInt64, through end: UInt64, current: Set<ObjectID>)
+  func scan(
+    _ reader: GraphReader<ReadHandle>, after position: UInt64, through end: UInt64, current: (ObjectID) -> Bool
+  )
     throws -> Scan
   {
     var seen = Scan(relevant: false, touched: [], entering: [], erased: false)
@@ -242,9 +246,9 @@ struct LiveWatch: Sendable {
   /// Whether (`a`, `aKeys`) comes before (`b`, `bKeys`) in the query's order: the sort
   /// keys, then identity, as a fetch orders.
   func precedes(_ a: ObjectID, _ aKeys: [Value?], _ b: ObjectID, _ bKeys: [Value?]) -> Bool {
-    for (i, s) in sort.enumerated() {
+    for i in ascending.indices {
       let c = ValueOrder.compare(aKeys[i], bKeys[i])
-      if c != 0 { return s.ascending ? c < 0 : c > 0 }
+      if c != 0 { return ascending[i] ? c < 0 : c > 0 }
     }
     return a < b
   }
@@ -254,6 +258,8 @@ struct LiveWatch: Sendable {
 /// form, which differ in what they read with the objects.
 struct LiveState {
   private(set) var current: [ObjectID]?
+  /// The objects of `current`, to look them up.
+  private var members = Set<ObjectID>()
   private(set) var position: UInt64 = 0
   private(set) var evaluations = 0
 
@@ -269,8 +275,8 @@ struct LiveState {
       snapshot -> (read: ([ObjectID], Payload)?, touched: Set<ObjectID>, end: UInt64, ran: Bool) in
       let reader = snapshot.reader
       let end = try reader.logEnd().sequence
-      guard let known else { return (try evaluate(snapshot), [], end, true) }
-      let seen = try watch.scan(reader, after: from, through: end, current: Set(known))
+      guard known != nil else { return (try evaluate(snapshot), [], end, true) }
+      let seen = try watch.scan(reader, after: from, through: end) { members.contains($0) }
       guard seen.relevant else { return (nil, [], end, false) }
       return (try evaluate(snapshot), seen.touched, end, true)
     }
@@ -278,6 +284,7 @@ struct LiveState {
     if outcome.ran { evaluations += 1 }
     guard let (objects, payload) = outcome.read else { return nil }
     current = objects
+    members = Set(objects)
     guard let known else {
       let all = ResultChanges(inserted: Array(objects.indices))
       return (LiveResult(objects: objects, changes: all, sequence: outcome.end), payload)
@@ -286,7 +293,6 @@ struct LiveState {
     guard !changes.isEmpty else { return nil }
     return (LiveResult(objects: objects, changes: changes, sequence: outcome.end), payload)
   }
-
 }
 
 extension EventStore {
@@ -333,7 +339,7 @@ struct IncrementalResult {
           true
         )
       }
-      let seen = try watch.scan(reader, after: position, through: end, current: Set(objects))
+      let seen = try watch.scan(reader, after: position, through: end) { keyOf[$0] != nil }
       guard seen.relevant else { return (nil, end, false) }
       if seen.erased {
         let old = objects
@@ -361,13 +367,17 @@ struct IncrementalResult {
 
   /// The place where (`o`, `k`) is or would go.
   private func place(of o: ObjectID, _ k: [Value?], _ watch: LiveWatch) -> Int {
-    var lo = 0
-    var hi = objects.count
-    while lo < hi {
-      let mid = (lo + hi) / 2
-      if watch.precedes(objects[mid], keys[mid], o, k) { lo = mid + 1 } else { hi = mid }
+    keys.withUnsafeBufferPointer { keys in
+      objects.withUnsafeBufferPointer { objects in
+        var lo = 0
+        var hi = objects.count
+        while lo < hi {
+          let mid = (lo + hi) / 2
+          if watch.precedes(objects[mid], keys[mid], o, k) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+      }
     }
-    return lo
   }
 
   /// Tests again every object the commits named or made, moves each into or out of place,
