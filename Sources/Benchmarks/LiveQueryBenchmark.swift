@@ -30,7 +30,9 @@ enum LiveQueryBenchmark {
     let predicate = "age >= 30"
     let sort = [SortDescriptor("score", ascending: false), SortDescriptor("name")]
     var live = try store.observe("Person", where: predicate, sortedBy: sort).makeAsyncIterator()
-    guard let first = try live.step() else { throw BaselineError(workload: "live", message: "the live query gave no first result") }
+    guard let first = try live.step() else {
+      throw BaselineError(workload: "live", message: "the live query gave no first result")
+    }
     let inResult = first.objects
 
     // Unrelated commits, stepped after each one and once per 100.
@@ -39,7 +41,9 @@ enum LiveQueryBenchmark {
       for i in 0..<commits {
         try store.write { tx in _ = try tx.insert("Audit", ["text": .string("a\(i)")]) }
         let t = monotonicSeconds()
-        if try live.step() != nil { throw BaselineError(workload: "live", message: "an unrelated commit changed the result") }
+        if try live.step() != nil {
+          throw BaselineError(workload: "live", message: "an unrelated commit changed the result")
+        }
         stepping += monotonicSeconds() - t
       }
     }

@@ -150,6 +150,10 @@ struct DomainCodeCoverageTests {
       // closed as the store's deinit closes it: a commit then is refused, not left hanging.
       store.service.shutdown()
       return await serviceRefusal { try await store.commit { tx in _ = try tx.insert("Item", ["name": .string("x")]) } }
+    case .invalidGroup:
+      return await serviceRefusal { _ = try store.consumerGroup("g", member: "m", options: GroupOptions(lease: 0)) }
+    case .notParked:
+      return await serviceRefusal { try store.retryParked(group: "g", sequence: 1) }
     default: return nil
     }
   }

@@ -35,6 +35,10 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     case committed(key: String, commit: CommitInfo)
     /// The store directory: ``ErrorCode/storeClosed``.
     case store(path: String)
+    /// A consumer group and what is wrong with the request: `invalidGroup`.
+    case group(String, detail: String)
+    /// A consumer group and the sequence it has parked no commit at: `notParked`.
+    case parked(group: String, sequence: UInt64)
   }
 
   private init(_ code: Code, _ context: Context) {
@@ -54,6 +58,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "idempotency key '\(k.prefix(40))' was already committed (commit \(commit.number) at sequence \(commit.firstSequence))"
     case (.storeClosed, .store(let path)): return "\(path) is being closed: no more commits are taken"
+    case (.invalidGroup, .group(let g, let detail)): return "consumer group '\(g)': \(detail)"
+    case (.notParked, .parked(let g, let sequence)):
+      return "consumer group '\(g)' has parked no commit at sequence \(sequence)"
     default: return "service error \(code)"
     }
   }
@@ -79,6 +86,14 @@ extension ServiceError {
   }
 
   static func storeClosed(path: String) -> Self { .init(.storeClosed, .store(path: path)) }
+
+  static func invalidGroup(_ group: String, _ detail: String) -> Self {
+    .init(.invalidGroup, .group(group, detail: detail))
+  }
+
+  static func notParked(_ group: String, _ sequence: UInt64) -> Self {
+    .init(.notParked, .parked(group: group, sequence: sequence))
+  }
 }
 
 // MARK: - The codes
@@ -95,10 +110,16 @@ extension ErrorCode where Domain == ServiceError {
   public static var alreadyCommitted: Self { Self("alreadyCommitted") }
   /// The store object is being released: no more commits are taken.
   public static var storeClosed: Self { Self("storeClosed") }
+  /// A consumer group's options are out of range, or name another partition count than
+  /// the group's.
+  public static var invalidGroup: Self { Self("invalidGroup") }
+  /// A consumer group has parked no commit at the sequence named.
+  public static var notParked: Self { Self("notParked") }
 
   /// Every code of the domain, in the order they are declared: the suite meets each with
   /// the operation that makes it.
   static let all: [Self] = [
     .invalidIdempotencyKey, .invalidName, .projectionAlreadyRegistered, .alreadyCommitted, .storeClosed,
+    .invalidGroup, .notParked,
   ]
 }
