@@ -41,7 +41,7 @@ public struct EventTool: Sendable {
       InitCommand(), ImportCommand(), AppendCommand(), ExportCommand(), LogCommand(), ShowCommand(), StatsCommand(),
       FetchCommand(), VerifyCommand(), RebuildCommand(projections: projections), UpcastCommand(policies: policies),
       RollbackCommand(), SwitchCommand(), CloneCommand(), SnapshotCommand(), SalvageCommand(), CompactCommand(),
-      BackupCommand(), TruncateCommand(), RetentionCommand(),
+      BackupCommand(), TruncateCommand(), RetentionCommand(), ConsumersCommand(), ParkedCommand(),
       DiagramCommand(), CodegenCommand(), ReplicateCommand(), ReplicaCommand(), PromoteCommand(), ImportModelCommand(),
       ImportCoreDataCommand(), ImportMappingCommand(), KeygenCommand(), EraseCommand(), RekeyCommand(), ReportCommand(),
       DemoCommand(),

@@ -24,8 +24,14 @@ import NATSClient
 // through the async API (one task unless `--async T`), and "done N" follows the stream's
 // acknowledgement of commit N.
 //
+// `--group NAME --member M --journal FILE [--lease S]` runs a member of consumer group NAME
+// instead, until killed: for each commit it handles it appends a line to FILE — the
+// monotonic clock when it began and when it ended (nanoseconds), the commit's first
+// sequence and the objects its events name — before it returns (Tests/ConsumerGroupKillTests).
+//
 // Usage: StressWriter STORE [--per-commit K] [--count N] [--author NAME] [--async T] [--pause MS]
 //        [--checkpoint] [--switch-versions] [--nats URLS --stream NAME]
+//        StressWriter STORE --group NAME --member M --journal FILE [--lease S]
 struct Settings: Sendable {
   var path: String
   var perCommit: Int
@@ -162,6 +168,43 @@ enum StressWriter {
   }
 }
 
+/// A consumer group member that journals what it handles (see the usage above).
+enum GroupMember {
+  static func run(_ path: String, group: String, _ args: [String]) async throws {
+    func option(_ name: String) -> String? {
+      guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
+      return args[i + 1]
+    }
+    guard let member = option("--member"), let journal = option("--journal") else {
+      throw MemberError(message: "--group needs --member and --journal")
+    }
+    let store = try EventStore(path: path)
+    _ = FileManager.default.createFile(atPath: journal, contents: nil)
+    guard let out = FileHandle(forWritingAtPath: journal) else { throw MemberError(message: "cannot write \(journal)") }
+    out.seekToEndOfFile()
+    let options = GroupOptions(lease: Double(option("--lease") ?? "") ?? 1, partitions: 8)
+    let g = try store.consumerGroup(group, member: member, options: options)
+    try await g.run { c in
+      let began = now()
+      let objects = Set(c.events.map(\.object.rawValue)).sorted().map(String.init).joined(separator: ",")
+      let line = "\(began) \(now()) \(c.firstSequence) \(objects)\n"
+      out.write(Data(line.utf8))
+    }
+  }
+
+  struct MemberError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+  }
+
+  /// The monotonic clock, in nanoseconds: every process on the machine reads the same one.
+  static func now() -> UInt64 {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+  }
+}
+
 /// Hands out 1, 2, 3, … to concurrent tasks.
 final class Counter: Sendable {
   private let last = Locked(0)
@@ -179,7 +222,12 @@ guard let settings = Settings(Array(CommandLine.arguments.dropFirst())) else {
   exit(2)
 }
 do {
-  try await StressWriter.run(settings)
+  let args = Array(CommandLine.arguments.dropFirst())
+  if let i = args.firstIndex(of: "--group"), i + 1 < args.count {
+    try await GroupMember.run(settings.path, group: args[i + 1], args)
+  } else {
+    try await StressWriter.run(settings)
+  }
 } catch {
   FileHandle.standardError.write(Data("StressWriter: \(error)\n".utf8))
   exit(1)

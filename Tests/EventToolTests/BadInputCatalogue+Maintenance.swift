@@ -3,7 +3,20 @@ import Foundation
 // MARK: - Compacting and backing up a store
 
 extension BadInput {
-  static let maintenanceCases: [BadInput] = compactCases + backupCases + truncateCases + rekeyCases + reportCases
+  static let maintenanceCases: [BadInput] =
+    compactCases + backupCases + truncateCases + rekeyCases + reportCases + groupCases
+
+  static let groupCases: [BadInput] = [
+    bad(2, ["consumers"], ["STORE"]),
+    bad(2, ["consumers", "@S", "extra"], ["extra"]),
+    bad(1, ["consumers", "@D/nowhere"], ["@D/nowhere", "no such file"]),
+    bad(2, ["parked", "@S"], ["GROUP"]),
+    bad(1, ["parked", "@S", "a:b"], ["'a:b'", "no ':'"]),
+    bad(2, ["parked", "@S", "mail", "--retry", "x"], ["--retry", "'x'"]),
+    bad(2, ["parked", "@S", "mail", "--retry", "3", "--skip", "3"], ["two changes: give one"]),
+    bad(1, ["parked", "@S", "mail", "--skip", "3"], ["group 'mail'", "no commit at sequence 3"]),
+    bad(1, ["parked", "@S", "mail", "--retry", "3"], ["@S/data.mdb", "permission denied"], access: .readOnlyStore),
+  ]
 
   static let compactCases: [BadInput] = [
     bad(2, ["compact"], ["STORE"]),
