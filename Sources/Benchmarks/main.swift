@@ -121,6 +121,11 @@ do {
     try LiveQueryBenchmark.run(people: quick ? 2_000 : 10_000, commits: quick ? 2_000 : 20_000, table: &t)
     tables.append(t)
   }
+  if wants("groups") {
+    var t = BenchmarkTable(title: "Consumer groups: four members beside one consumer (issue 28)")
+    try await GroupBenchmark.run(commits: quick ? 5_000 : 20_000, table: &t)
+    tables.append(t)
+  }
   if wants("ordered") {
     var t = BenchmarkTable(title: "Ordered relationships (issue 19)")
     try OrderedBenchmark.run(

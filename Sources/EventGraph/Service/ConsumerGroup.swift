@@ -151,10 +151,13 @@ public final class ConsumerGroup: Sendable {
           try await rebalance()
           rebalanced = monotonicNow()
         }
-        var progressed = false
-        for p in partitions.sorted() where try await advance(p, body) { progressed = true }
-        if try await retryParked(body) { progressed = true }
-        if !progressed { try await waitForCommit(after: generation, seconds: min(options.lease / 3, 0.25)) }
+        let pass = try await advance(partitions.sorted(), body)
+        let retried = try await retryParked(body)
+        // Waiting for another member's partition, whose position a write of its own moves
+        // (no commit wakes this one): looked at again soon.
+        if !pass.moved && !retried {
+          try await waitForCommit(after: generation, seconds: pass.waiting ? 0.002 : min(options.lease / 3, 0.25))
+        }
       }
     } catch {
       // In a task of its own: this one is cancelled, and its writes would be refused.
@@ -260,54 +263,61 @@ public final class ConsumerGroup: Sendable {
     return found.isEmpty ? [0] : found
   }
 
-  /// Moves partition `p` on through the log as far as its waits allow; whether it moved.
-  private func advance(_ p: Int, _ body: @Sendable (Commit) async throws -> Void) async throws -> Bool {
-    let key = name
+  /// Moves this member's partitions on through the log, in one pass over the commits after
+  /// the lowest of their positions, as far as their waits allow; whether any moved, and
+  /// whether one waits for another partition.
+  private func advance(_ mine: [Int], _ body: @Sendable (Commit) async throws -> Void) async throws -> (
+    moved: Bool, waiting: Bool
+  ) {
+    guard !mine.isEmpty else { return (false, false) }
+    let (key, count) = (name, options.partitions)
     let (start, commits) = try store.readStorageHandle { txn in
       let reader = GraphReader(txn: txn, dbs: store.dbs, model: store.model)
-      let position = try GroupKeys.partition(key, p, db, txn)?.position ?? 0
-      return (position, try reader.commits(after: position, maxCommits: 64, maxEvents: 50_000))
+      var positions: [Int: UInt64] = [:]
+      for p in 0..<count { positions[p] = try GroupKeys.partition(key, p, db, txn)?.position ?? 0 }
+      let from = mine.compactMap { positions[$0] }.min() ?? 0
+      return (positions, try reader.commits(after: from, maxCommits: 256, maxEvents: 100_000))
     }
+    // Every partition's position as this pass knows it: this member's move with it, the
+    // others' are as read at its start (a wait on one of them is tried again next pass).
     var reached = start
-    var parked: [ParkedCommit] = []
+    var blocked = Set<Int>()
+    var parked: [Int: [ParkedCommit]] = [:]
     for c in commits {
       let touched = partitions(of: c)
-      guard touched.contains(p) else {
-        reached = c.lastSequence
-        continue
-      }
-      let owner = touched.min() ?? p
-      // Acknowledged even when this commit must wait: the other partitions of the commit
-      // then see that this one has come to it.
-      reached = max(reached, c.firstSequence - 1)
-      let others = try positions(of: touched.subtracting([p]))
-      if owner == p {
-        guard others.values.allSatisfy({ $0 >= c.firstSequence - 1 }) else { break }
-        if let failure = try await handle(c, body) {
-          parked.append(
-            ParkedCommit(
-              sequence: c.firstSequence, lastSequence: c.lastSequence, number: c.number, partition: p,
-              attempts: failure.attempts, error: failure.error, parkedAt: Date(), retry: false))
+      let owner = touched.min() ?? 0
+      // In ascending order: a commit's owner, when it is this member's, goes first.
+      for p in mine where !blocked.contains(p) && c.lastSequence > reached[p, default: 0] {
+        guard touched.contains(p) else {
+          reached[p] = c.lastSequence
+          continue
         }
-        reached = c.lastSequence
-      } else {
-        guard (others[owner] ?? 0) >= c.lastSequence else { break }
-        reached = c.lastSequence
+        reached[p] = max(reached[p, default: 0], c.firstSequence - 1)
+        if owner == p {
+          // One object's commits in order: its other partitions must have come to it.
+          guard touched.allSatisfy({ $0 == p || reached[$0, default: 0] >= c.firstSequence - 1 }) else {
+            blocked.insert(p)
+            continue
+          }
+          if let failure = try await handle(c, body) {
+            parked[p, default: []].append(
+              ParkedCommit(
+                sequence: c.firstSequence, lastSequence: c.lastSequence, number: c.number, partition: p,
+                attempts: failure.attempts, error: failure.error, parkedAt: Date(), retry: false))
+          }
+          reached[p] = c.lastSequence
+        } else {
+          guard reached[owner, default: 0] >= c.lastSequence else {
+            blocked.insert(p)
+            continue
+          }
+          reached[p] = c.lastSequence
+        }
       }
     }
-    guard reached > start else { return false }
-    return try await acknowledge(p, through: reached, parking: parked)
-  }
-
-  /// The positions of partitions `ps`.
-  private func positions(of ps: Set<Int>) throws -> [Int: UInt64] {
-    guard !ps.isEmpty else { return [:] }
-    let key = name
-    return try store.readStorage { txn in
-      var found: [Int: UInt64] = [:]
-      for q in ps { found[q] = try GroupKeys.partition(key, q, db, txn)?.position ?? 0 }
-      return found
-    }
+    let moved = mine.filter { reached[$0, default: 0] > start[$0, default: 0] }
+    guard !moved.isEmpty else { return (false, !blocked.isEmpty) }
+    return (try await acknowledge(moved.map { ($0, reached[$0, default: 0]) }, parking: parked), !blocked.isEmpty)
   }
 
   /// One commit through `body`, tried up to the options' attempts; the last failure when
@@ -333,22 +343,29 @@ public final class ConsumerGroup: Sendable {
     return nil
   }
 
-  /// Moves partition `p`'s position to `sequence` and parks `parked`, in one write, if
-  /// this member still holds its lease; whether it did (a lost lease drops the partition).
-  private func acknowledge(_ p: Int, through sequence: UInt64, parking parked: [ParkedCommit]) async throws -> Bool {
+  /// Moves each partition's position to its sequence and parks its commits, in one write,
+  /// for the partitions whose lease this member still holds; whether any moved (a lost
+  /// lease drops its partition).
+  private func acknowledge(_ moves: [(Int, UInt64)], parking parked: [Int: [ParkedCommit]]) async throws -> Bool {
     let (key, me) = (name, member)
-    let held = Locked(false)
+    let lost = Locked<Set<Int>>([])
     try await store.service.sideWrite { [db] txn in
-      guard var record = try GroupKeys.partition(key, p, db, txn), record.holder == me,
-        record.expires > GroupKeys.now()
-      else { return }
-      record.position = max(record.position, sequence)
-      try txn.put(db, key: GroupKeys.partitionKey(key, p), value: record.bytes)
-      for c in parked { try txn.put(db, key: GroupKeys.parkedKey(key, c.sequence), value: GroupKeys.encode(c)) }
-      held.withLock { $0 = true }
+      let now = GroupKeys.now()
+      for (p, sequence) in moves {
+        guard var record = try GroupKeys.partition(key, p, db, txn), record.holder == me, record.expires > now else {
+          _ = lost.withLock { $0.insert(p) }
+          continue
+        }
+        record.position = max(record.position, sequence)
+        try txn.put(db, key: GroupKeys.partitionKey(key, p), value: record.bytes)
+        for c in parked[p] ?? [] {
+          try txn.put(db, key: GroupKeys.parkedKey(key, c.sequence), value: GroupKeys.encode(c))
+        }
+      }
     }
-    if !held.withLock({ $0 }) { _ = owned.withLock { $0.remove(p) } }
-    return held.withLock { $0 }
+    let gone = lost.withLock { $0 }
+    owned.withLock { $0.subtract(gone) }
+    return gone.count < moves.count
   }
 
   /// Tries again the parked commits marked for it in this member's partitions; whether any ran.
