@@ -186,6 +186,17 @@ struct ConsumerGroupTests {
     #expect(parked.first?.attempts == 3 && attempts.withLock { $0 } == 3)
     #expect(parked.first?.error.contains("poisoned") == true)
     #expect(!journal.entries.withLock { $0.map(\.sequence) }.contains(poison.firstSequence))
+    // Metrics and health say so.
+    let metrics = try store.metrics()
+    #expect(metrics.groups.map(\.name) == ["mail"] && metrics.groups.first?.parked == 1)
+    #expect(metrics.groups.first?.members == 1 && metrics.groups.first?.lag == 0)
+    let text = metrics.prometheusText(includingProcess: false)
+    #expect(text.contains(#"eventgraph_group_parked_commits{group="mail"} 1"#), "\(text)")
+    let checked = try MetricsTests.check(text)
+    #expect(checked.status == 0, "\(checked.output)")
+    let health = try store.health()
+    #expect(health.problems.map(\.name) == ["group:mail"])
+    #expect(health.problems.first?.detail.contains("1 parked commit") == true)
     // Retried once the cause is fixed: handled, and no longer parked.
     poisoned.withLock { $0 = false }
     try store.retryParked(group: "mail", sequence: poison.firstSequence)

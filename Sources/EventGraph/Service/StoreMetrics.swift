@@ -54,6 +54,9 @@ public struct StoreMetrics: Sendable {
   /// Each durable consumer's and projection's lag: events of the log after its position
   /// (a consumer is known to the store from its first acknowledgement).
   public let consumerLag: [(name: String, events: UInt64)]
+  /// Each consumer group's lag (events after its partition furthest behind), parked
+  /// commits and members alive.
+  public let groups: [(name: String, lag: UInt64, parked: Int, members: Int)]
 
   /// The metrics in Prometheus' text exposition format (version 0.0.4): each family with
   /// its `# HELP` and `# TYPE`, names after Prometheus' conventions
@@ -89,6 +92,15 @@ public struct StoreMetrics: Sendable {
     out.gauge(
       "eventgraph_consumer_lag_events", help: "Events of the log after a durable consumer's position.",
       consumerLag.map { ([("consumer", $0.name)], Double($0.events)) })
+    out.gauge(
+      "eventgraph_group_lag_events", help: "Events of the log after a consumer group's partition furthest behind.",
+      groups.map { ([("group", $0.name)], Double($0.lag)) })
+    out.gauge(
+      "eventgraph_group_parked_commits", help: "Commits a consumer group parked after their attempts failed.",
+      groups.map { ([("group", $0.name)], Double($0.parked)) })
+    out.gauge(
+      "eventgraph_group_members", help: "Members of a consumer group whose heartbeat holds.",
+      groups.map { ([("group", $0.name)], Double($0.members)) })
     return out.text
   }
 }
@@ -97,7 +109,7 @@ public struct StoreMetrics: Sendable {
 public struct StoreHealth: Sendable, Hashable {
   /// One thing looked at, and what was found.
   public struct Check: Sendable, Hashable {
-    /// What was looked at: `writer`, `consumer:NAME`, `projection:NAME`.
+    /// What was looked at: `writer`, `consumer:NAME`, `projection:NAME`, `group:NAME`.
     public let name: String
     /// Whether it is as it should be.
     public let isHealthy: Bool
@@ -131,7 +143,8 @@ extension EventStore {
       commitsAppended: own.commits, eventsAppended: own.events, logCommits: end.commit, logEvents: end.sequence,
       mapSize: info.mapSize, usedSize: info.usedSize, fileSize: file, readers: info.readersUsed,
       maxReaders: info.maxReaders,
-      consumerLag: positions.map { ($0.name, end.sequence > $0.position ? end.sequence - $0.position : 0) })
+      consumerLag: positions.map { ($0.name, end.sequence > $0.position ? end.sequence - $0.position : 0) },
+      groups: try consumerGroups().map { ($0.name, $0.lag, $0.parked.count, $0.members.count) })
   }
 
   /// Whether the store can take commits and its consumers keep up.
@@ -140,6 +153,8 @@ extension EventStore {
   ///   primary (whose writes are refused).
   /// - Each durable consumer and projection: at most `maxConsumerLag` events behind the
   ///   log's end.
+  /// - Each consumer group: a member alive, at most `maxConsumerLag` events behind, and no
+  ///   parked commit.
   public func health(maxConsumerLag: UInt64 = 10_000) throws -> StoreHealth {
     var checks: [StoreHealth.Check] = []
     let role = try replicationRole()
@@ -150,7 +165,18 @@ extension EventStore {
     } else {
       checks.append(.init(name: "writer", isHealthy: true, detail: "open for writing"))
     }
-    for (name, lag) in try metrics().consumerLag {
+    let now = try metrics()
+    for g in now.groups {
+      var wrong: [String] = []
+      if g.members == 0 { wrong.append("no member is alive") }
+      if g.lag > maxConsumerLag { wrong.append("\(g.lag) events behind the log's end (at most \(maxConsumerLag))") }
+      if g.parked > 0 { wrong.append("\(g.parked) parked commit\(g.parked == 1 ? "" : "s")") }
+      checks.append(
+        .init(
+          name: "group:" + g.name, isHealthy: wrong.isEmpty,
+          detail: wrong.isEmpty ? "\(g.members) members, \(g.lag) events behind" : wrong.joined(separator: "; ")))
+    }
+    for (name, lag) in now.consumerLag {
       let ok = lag <= maxConsumerLag
       checks.append(
         .init(
