@@ -172,6 +172,34 @@ struct FollowingUpcastServiceTests {
     #expect(!report.switched)
     #expect(try store.activeVersion() == 1)
   }
+
+  @Test("metrics and health show how far an unfinished upcast lags behind the log it builds from")
+  func upcastLagInMetrics() async throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    _ = try seedStore(dir + "/s")
+    let store = try EventStore(path: dir + "/s")
+    #expect(try store.metrics().upcastLag.isEmpty)
+    let stop = Recorder()
+    let follower = Self.follow(store, FollowControl(stop: { !stop.all.isEmpty }))
+    try await waitUntil { (try? store.read(version: 2) { try $0.commits().count }) == 3 }
+    stop.record("stop")
+    _ = try await follower.value
+    // Stopped caught up: nothing to do; then commits it has not done.
+    #expect(try store.metrics().upcastLag.map(\.version) == [2])
+    #expect(try store.metrics().upcastLag.first?.events == 0)
+    let before = try store.lastSequence()
+    for i in 0..<3 {
+      try store.write { tx in
+        _ = try tx.insert("AddressBook", ["firstName": .string("late \(i)"), "lastName": .string("x")])
+      }
+    }
+    let metrics = try store.metrics()
+    #expect(metrics.upcastLag.first?.events == (try store.lastSequence()) - before)
+    #expect(metrics.prometheusText(includingProcess: false).contains(#"eventgraph_upcast_lag_events{version="2"}"#))
+    #expect(try store.health().checks.contains { $0.name == "upcast:v2" && $0.isHealthy })
+    #expect(try store.health(maxConsumerLag: 1).problems.map(\.name) == ["upcast:v2"])
+  }
 }
 
 /// The entries a subscriber received, from its task.

@@ -57,6 +57,9 @@ public struct StoreMetrics: Sendable {
   /// Each consumer group's lag (events after its partition furthest behind), parked
   /// commits and members alive.
   public let groups: [(name: String, lag: UInt64, parked: Int, members: Int)]
+  /// Each unfinished upcast building a version from this log (a following one, or one
+  /// stopped before its switch): the version, and the events of the log it has not done.
+  public let upcastLag: [(version: Int, events: UInt64)]
 
   /// The metrics in Prometheus' text exposition format (version 0.0.4): each family with
   /// its `# HELP` and `# TYPE`, names after Prometheus' conventions
@@ -101,6 +104,9 @@ public struct StoreMetrics: Sendable {
     out.gauge(
       "eventgraph_group_members", help: "Members of a consumer group whose heartbeat holds.",
       groups.map { ([("group", $0.name)], Double($0.members)) })
+    out.gauge(
+      "eventgraph_upcast_lag_events", help: "Events of the log an unfinished upcast building a version has not done.",
+      upcastLag.map { ([("version", String($0.version))], Double($0.events)) })
     return out.text
   }
 }
@@ -109,7 +115,8 @@ public struct StoreMetrics: Sendable {
 public struct StoreHealth: Sendable, Hashable {
   /// One thing looked at, and what was found.
   public struct Check: Sendable, Hashable {
-    /// What was looked at: `writer`, `consumer:NAME`, `projection:NAME`, `group:NAME`.
+    /// What was looked at: `writer`, `consumer:NAME`, `projection:NAME`, `group:NAME`,
+    /// `upcast:vN`.
     public let name: String
     /// Whether it is as it should be.
     public let isHealthy: Bool
@@ -136,7 +143,9 @@ extension EventStore {
   public func metrics() throws -> StoreMetrics {
     let own = (commits.metrics ?? CommitMetrics()).read()
     let info = env.info
-    let (end, positions) = try read { s in (try s.logEnd(), try consumerPositions()) }
+    let (end, positions, upcasts) = try read { s in
+      (try s.logEnd(), try consumerPositions(), try Self.upcastCheckpoints(s.reader))
+    }
     let file = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
     return StoreMetrics(
       transactionDuration: own.transaction, lmdbCommitDuration: own.lmdbCommit, commitsPerTransaction: own.batch,
@@ -144,7 +153,25 @@ extension EventStore {
       mapSize: info.mapSize, usedSize: info.usedSize, fileSize: file, readers: info.readersUsed,
       maxReaders: info.maxReaders,
       consumerLag: positions.map { ($0.name, end.sequence > $0.position ? end.sequence - $0.position : 0) },
-      groups: try consumerGroups().map { ($0.name, $0.lag, $0.parked.count, $0.members.count) })
+      groups: try consumerGroups().map { ($0.name, $0.lag, $0.parked.count, $0.members.count) },
+      upcastLag: upcasts.map { ($0.version, end.sequence > $0.done ? end.sequence - $0.done : 0) })
+  }
+
+  /// The checkpoints of the upcasts building a newer version from this log: the last
+  /// source sequence each has done (`meta`'s `upcast.vN.checkpoint`).
+  static func upcastCheckpoints(_ reader: GraphReader<ReadHandle>) throws -> [(version: Int, done: UInt64)] {
+    var found: [(version: Int, done: UInt64)] = []
+    try reader.txn.forEach(reader.dbs.meta, from: Array("upcast.v".utf8)) { k, v in
+      let name = String(decoding: k, as: UTF8.self)
+      guard name.hasPrefix("upcast.v") else { return false }
+      if name.hasSuffix(".checkpoint"), let version = Int(name.dropFirst(8).prefix { $0 != "." }),
+        version > reader.model.version, let done = KeyField.u64(v, at: 0)
+      {
+        found.append((version, done))
+      }
+      return true
+    }
+    return found
   }
 
   /// Whether the store can take commits and its consumers keep up.
@@ -155,6 +182,8 @@ extension EventStore {
   ///   log's end.
   /// - Each consumer group: a member alive, at most `maxConsumerLag` events behind, and no
   ///   parked commit.
+  /// - Each unfinished upcast building a version from this log: at most `maxConsumerLag`
+  ///   events of the log not yet done.
   public func health(maxConsumerLag: UInt64 = 10_000) throws -> StoreHealth {
     var checks: [StoreHealth.Check] = []
     let role = try replicationRole()
@@ -175,6 +204,14 @@ extension EventStore {
         .init(
           name: "group:" + g.name, isHealthy: wrong.isEmpty,
           detail: wrong.isEmpty ? "\(g.members) members, \(g.lag) events behind" : wrong.joined(separator: "; ")))
+    }
+    for u in now.upcastLag {
+      let ok = u.events <= maxConsumerLag
+      checks.append(
+        .init(
+          name: "upcast:v\(u.version)", isHealthy: ok,
+          detail: ok
+            ? "\(u.events) events behind" : "\(u.events) events of the log not yet upcast (at most \(maxConsumerLag))"))
     }
     for (name, lag) in now.consumerLag {
       let ok = lag <= maxConsumerLag
