@@ -251,19 +251,7 @@ struct TruncationPlan {
 
   /// The version an unfinished upcast builds from this log, when one does.
   static func unfinishedUpcast(_ reader: GraphReader<ReadHandle>) throws -> Int? {
-    var found: Int? = nil
-    try reader.txn.forEach(reader.dbs.meta, from: Array("upcast.v".utf8)) { k, _ in
-      let name = String(decoding: k, as: UTF8.self)
-      guard name.hasPrefix("upcast.v") else { return false }
-      if name.hasSuffix(".checkpoint"), let v = Int(name.dropFirst(8).prefix { $0 != "." }),
-        v > reader.model.version
-      {
-        found = v
-        return false
-      }
-      return true
-    }
-    return found
+    try EventStore.upcastCheckpoints(reader).first?.version
   }
 
   /// Refuses a write transaction that finds the log other than planned: another truncation
