@@ -210,6 +210,35 @@ struct ConsumerGroupTests {
     #expect(missing?.code == .notParked)
   }
 
+  @Test("a group behind a truncation's cut is refused with historyTruncated, or goes on from the base when asked")
+  func behindTheCut() async throws {
+    let dir = temporaryDirectory()
+    defer { removeDirectory(dir) }
+    let (store, accounts) = try Self.setUp(dir, accounts: 6)
+    try Self.commits(30, store, accounts, seed: 4)
+    try store.truncate(.keepCommits(5))
+    let refused = try store.consumerGroup("late", member: "a", options: GroupOptions(lease: 1, partitions: 4))
+    do {
+      try await refused.run { _ in }
+      Issue.record("a group behind the cut ran")
+    } catch let e as StoreError {
+      #expect(e.code == .historyTruncated, "\(e)")
+    }
+    let journal = Journal()
+    let options = GroupOptions(lease: 1, partitions: 4, fromBase: true)
+    let member = try store.consumerGroup("late", member: "a", options: options)
+    let runs = Task { try await member.run { c in journal.record(c.metadata.base == nil ? "commit" : "base", c) } }
+    let end = try store.lastSequence()
+    try await Self.eventually("the group goes on from the base") {
+      try store.consumerGroups().first?.partitions.allSatisfy { $0.position >= end } == true
+    }
+    runs.cancel()
+    _ = await runs.result
+    let seen = journal.entries.withLock { $0 }
+    #expect(seen.first?.member == "base")
+    #expect(seen.filter { $0.member == "commit" }.count == 5)
+  }
+
   @Test("bad input: names, options out of range, another partition count; nothing written")
   func badInput() async throws {
     let dir = temporaryDirectory()

@@ -31,12 +31,20 @@ public struct GroupOptions: Sendable, Hashable {
   /// The wait before the first retry, in seconds, doubling each time, at most a quarter of
   /// the lease (0 to 60).
   public var backoff: Double
+  /// When a partition's position lies before the base of a truncated log, whether it goes
+  /// on from the base (a commit holding the objects as they were at the cut, which touches
+  /// every partition); by default the member's run throws ``ErrorCode/historyTruncated``,
+  /// as a ``Consumer`` does (Docs/retention.md).
+  public var fromBase: Bool
 
-  public init(lease: Double = 10, partitions: Int = 16, maxAttempts: Int = 5, backoff: Double = 0.05) {
+  public init(
+    lease: Double = 10, partitions: Int = 16, maxAttempts: Int = 5, backoff: Double = 0.05, fromBase: Bool = false
+  ) {
     self.lease = lease
     self.partitions = partitions
     self.maxAttempts = maxAttempts
     self.backoff = backoff
+    self.fromBase = fromBase
   }
 
   /// The refusal of options out of range, naming the group.
@@ -276,7 +284,9 @@ public final class ConsumerGroup: Sendable {
       var positions: [Int: UInt64] = [:]
       for p in 0..<count { positions[p] = try GroupKeys.partition(key, p, db, txn)?.position ?? 0 }
       let from = mine.compactMap { positions[$0] }.min() ?? 0
-      return (positions, try reader.commits(after: from, maxCommits: 256, maxEvents: 100_000))
+      return (
+        positions, try reader.commits(after: from, maxCommits: 256, maxEvents: 100_000, fromBase: options.fromBase)
+      )
     }
     // Every partition's position as this pass knows it: this member's move with it, the
     // others' are as read at its start (a wait on one of them is tried again next pass).
