@@ -74,6 +74,9 @@ extension BadInput {
   static let reportCases: [BadInput] = [
     bad(2, ["report", "@S"], ["--out FILE"]),
     bad(
+      1, ["report", "@S", "--out", "@D/r.html", "--nats", "nats://127.0.0.1:1"],
+      ["no NATS server answers at nats://127.0.0.1:1"], absent: ["@D/r.html"]),
+    bad(
       2, ["report", "@S", "--out", "@D/r.html", "--max-size", "5"], ["--max-size", "1000 bytes or more"],
       absent: ["@D/r.html"]),
     bad(

@@ -66,6 +66,12 @@ final class ReplicationCLITests {
     let appended = try run(["append", primary, dir + "/late.jsonl"])
     #expect(appended.status == 0, "\(appended.err)")
     #expect(try run(["stats", primary] + cluster.arguments).out.contains("lag      1 commit(s) not yet shipped"))
+    // The report's summary says the same.
+    let page = dir + "/primary.html"
+    let report = try run(["report", primary, "--out", page] + cluster.arguments)
+    #expect(report.status == 0, "\(report.err)")
+    let html = (try? String(contentsOfFile: page, encoding: .utf8)) ?? ""
+    #expect(html.contains("Replication lag") && html.contains("1 commit(s) not yet shipped"))
   }
 
   @Test("bad input: no server at the URL, a replica written to, promote of a primary, a stream of another store")

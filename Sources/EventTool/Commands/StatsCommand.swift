@@ -126,13 +126,22 @@ struct StatsCommand: ToolCommand {
       let why = role.kind == .fenced ? " (\(role.detail))" : ""
       io.print("role     \(role.kind.rawValue) of stream \(role.stream)\(at)\(why)")
       if let lag {
-        let behind =
-          lag.messagesBehind.map { "\($0) message(s) behind" }
-          ?? "\(lag.unshippedCommits ?? 0) commit(s) not yet shipped"
-        io.print("lag      \(behind); the stream ends at sequence \(lag.streamLastSequence)")
-        let holder = lag.leaseHolder.map { "member \($0.member)" + ($0.address.map { " at \($0)" } ?? "") }
-        io.print("primary  \(holder.map { "\($0) holds the stream's lease" } ?? "no member holds the stream's lease")")
+        io.print("lag      \(Self.lagText(lag))")
+        io.print("primary  \(Self.leaseText(lag))")
       }
     }
+  }
+
+  /// How far behind a replicated store is, in words: `3 message(s) behind; the stream ends…`.
+  static func lagText(_ lag: ReplicationStatus) -> String {
+    let behind =
+      lag.messagesBehind.map { "\($0) message(s) behind" } ?? "\(lag.unshippedCommits ?? 0) commit(s) not yet shipped"
+    return "\(behind); the stream ends at sequence \(lag.streamLastSequence)"
+  }
+
+  /// Who holds the stream's lease, in words.
+  static func leaseText(_ lag: ReplicationStatus) -> String {
+    let holder = lag.leaseHolder.map { "member \($0.member)" + ($0.address.map { " at \($0)" } ?? "") }
+    return holder.map { "\($0) holds the stream's lease" } ?? "no member holds the stream's lease"
   }
 }

@@ -44,7 +44,9 @@ struct ReportData {
     }
     if let role = try store.replicationRole() { data.summary.append(("Replication", "\(role)")) }
     data.entities = stats.objectsPerEntity.map { ($0.entity, $0.count) }
-    data.consumers = try store.metrics().consumerLag.map { ($0.name, $0.events) }
+    let metrics = try store.metrics()
+    data.consumers =
+      metrics.consumerLag.map { ($0.name, $0.events) } + metrics.groups.map { ("group " + $0.name, $0.lag) }
     try store.read { s in
       try data.readTimeline(s, commits: stats.commits, buckets: limits.buckets)
       try data.readObjects(s, root: root, limits: limits)
