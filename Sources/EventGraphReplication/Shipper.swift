@@ -89,6 +89,9 @@ public final class Shipper: CommitAcknowledging, Sendable {
     }
     guard first else { return }
     if mode == .quorum { store.setAcknowledger(self) }
+    store.setHealthCheck(healthName) { [weak self] in
+      self?.healthCheck() ?? StoreHealth.Check(name: "shipper", isHealthy: false, detail: "the shipper is gone")
+    }
     let thread = Thread { [self] in
       run()
       finished.signal()
@@ -106,6 +109,7 @@ public final class Shipper: CommitAcknowledging, Sendable {
     }
     lease?.stop()
     guard wasRunning else { return }
+    store.setHealthCheck(healthName, nil)
     if mode == .quorum { store.setAcknowledger(nil) }
     wake.signal()
     finished.wait()
@@ -120,6 +124,26 @@ public final class Shipper: CommitAcknowledging, Sendable {
         stream: stream, lastSequence: s.lastSequence, shipped: s.shipped, fenced: s.fenced, lastError: s.lastError,
         leaseLostTo: lease?.lostTo)
     }
+  }
+
+  private var healthName: String { "shipper:" + stream }
+
+  /// Whether the shipper ships: not fenced, not retrying a failure; and how far behind.
+  func healthCheck() -> StoreHealth.Check {
+    let s = status
+    if let fenced = s.fenced {
+      return StoreHealth.Check(name: healthName, isHealthy: false, detail: "fenced: \(fenced)")
+    }
+    let version = store.model.version
+    let last = (try? store.read { try $0.logEnd().commit }) ?? 0
+    let behind = last - min(last, s.shipped[version] ?? 0)
+    if let error = s.lastError {
+      return StoreHealth.Check(
+        name: healthName, isHealthy: false, detail: "\(behind) commits not shipped; retrying after: \(error)")
+    }
+    return StoreHealth.Check(
+      name: healthName, isHealthy: true,
+      detail: "\(behind) commits not yet shipped, stream at sequence \(s.lastSequence)")
   }
 
   /// Ships everything the log holds now, then returns (for `eventtool replicate` without

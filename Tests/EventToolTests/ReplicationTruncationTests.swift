@@ -96,6 +96,21 @@ extension ReplicationTests {
       try primary.read { try $0.objects(of: "Note").count } == fresh.store.read { try $0.objects(of: "Note").count })
   }
 
+  @Test("a running shipper adds its check to the store's health: healthy while it ships, gone once stopped")
+  func shipperHealth() throws {
+    let js = try cluster.jetStream()
+    let store = try EventStore.create(at: dir + "/h", model: model())
+    try store.write { tx in _ = try tx.insert("Note", ["text": .string("one")]) }
+    let shipper = try Shipper(store: store, jetStream: js, stream: "HEALTH")
+    #expect(try !store.health().checks.contains { $0.name.hasPrefix("shipper:") })
+    shipper.start()
+    #expect(waitUntil(seconds: 60) { shipper.status.shipped[1] == 1 })
+    let check = try #require(try store.health().checks.first { $0.name == "shipper:HEALTH" })
+    #expect(check.isHealthy && check.detail.hasPrefix("0 commits not yet shipped"), "\(check)")
+    shipper.stop()
+    #expect(try !store.health().checks.contains { $0.name.hasPrefix("shipper:") })
+  }
+
   @Test("a gap the stream has not purged before a base is refused; a base that does not fold is refused, unapplied")
   func baseBadInput() throws {
     let js = try cluster.jetStream()

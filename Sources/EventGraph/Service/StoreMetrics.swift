@@ -115,6 +115,12 @@ public struct StoreMetrics: Sendable {
 public struct StoreHealth: Sendable, Hashable {
   /// One thing looked at, and what was found.
   public struct Check: Sendable, Hashable {
+    public init(name: String, isHealthy: Bool, detail: String) {
+      self.name = name
+      self.isHealthy = isHealthy
+      self.detail = detail
+    }
+
     /// What was looked at: `writer`, `consumer:NAME`, `projection:NAME`, `group:NAME`,
     /// `upcast:vN`.
     public let name: String
@@ -184,6 +190,8 @@ extension EventStore {
   ///   parked commit.
   /// - Each unfinished upcast building a version from this log: at most `maxConsumerLag`
   ///   events of the log not yet done.
+  /// - What parts of the service outside the store added (``setHealthCheck(_:_:)``): a
+  ///   replication shipper says whether it ships.
   public func health(maxConsumerLag: UInt64 = 10_000) throws -> StoreHealth {
     var checks: [StoreHealth.Check] = []
     let role = try replicationRole()
@@ -220,6 +228,14 @@ extension EventStore {
           name: name.hasPrefix("projection:") ? name : "consumer:" + name, isHealthy: ok,
           detail: ok ? "\(lag) events behind" : "\(lag) events behind the log's end (at most \(maxConsumerLag))"))
     }
+    for (_, check) in healthChecks.withLock({ $0 }).sorted(by: { $0.key < $1.key }) { checks.append(check()) }
     return StoreHealth(checks: checks)
+  }
+
+  /// Adds (or with `nil` removes) a check of a part of the service outside the store to
+  /// ``health(maxConsumerLag:)``, under `name`: a replication shipper adds its own while
+  /// it runs.
+  public func setHealthCheck(_ name: String, _ check: (@Sendable () -> StoreHealth.Check)?) {
+    healthChecks.withLock { $0[name] = check }
   }
 }

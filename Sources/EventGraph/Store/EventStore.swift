@@ -141,6 +141,8 @@ public final class EventStore: Sendable {
   /// What the service's commits wait for before they return, besides the local commit
   /// (``setAcknowledger(_:)``).
   let acknowledger = Locked<(any CommitAcknowledging)?>(nil)
+  /// The checks parts of a service outside the store add to its health (``setHealthCheck(_:_:)``).
+  let healthChecks = Locked<[String: @Sendable () -> StoreHealth.Check]>([:])
   /// The handle this one was opened from at another version (``atActiveVersion()``): it
   /// owns the environment and its claim, and is kept alive while this one is.
   private let predecessor: EventStore?
