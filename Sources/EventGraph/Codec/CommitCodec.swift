@@ -252,17 +252,25 @@ enum CommitCodec {
 
   /// Decodes a commit record, checking its checksum first.
   ///
-  /// - Parameter context: names the record in errors ("log entry 12").
-  static func decode(_ bytes: UnsafeRawBufferPointer, context: String, verifyChecksum: Bool = true)
+  /// - Parameter context: names the record in errors ("log entry 12"); made only for one
+  ///   (every reader of the log decodes each commit, and the text would cost as much as a
+  ///   small commit's events).
+  static func decode(_ bytes: UnsafeRawBufferPointer, context: @autoclosure () -> String, verifyChecksum: Bool = true)
     throws(CorruptionError) -> Commit
   {
-    var reader = try EventReader(bytes, context: context, verifyChecksum: verifyChecksum)
-    var events: [Event] = []
-    events.reserveCapacity(reader.eventCount)
-    while let e = try reader.next() { events.append(e) }
-    var commit = reader.header
-    commit.events = events
-    return commit
+    do throws(CorruptionError) {
+      var reader = try EventReader(bytes, context: "", verifyChecksum: verifyChecksum)
+      var events: [Event] = []
+      events.reserveCapacity(reader.eventCount)
+      while let e = try reader.next() { events.append(e) }
+      var commit = reader.header
+      commit.events = events
+      return commit
+    } catch {
+      var e = error
+      e.context = context()
+      throw e
+    }
   }
 
   /// What precedes a record's events.
@@ -278,7 +286,9 @@ enum CommitCodec {
   }
 
   /// Decodes what precedes the events, without the checksum (see ``Head``).
-  static func decodeHeader(_ bytes: UnsafeRawBufferPointer, context: String) throws(CorruptionError) -> Head {
+  static func decodeHeader(_ bytes: UnsafeRawBufferPointer, context: @autoclosure () -> String) throws(CorruptionError)
+    -> Head
+  {
     var r = BinaryReader(bytes)
     do throws(CorruptionError) {
       let f = try r.byte()
@@ -293,7 +303,7 @@ enum CommitCodec {
         metadata: metadata, eventCount: try r.varint())
     } catch {
       var e = error
-      e.context = context
+      e.context = context()
       throw e
     }
   }
