@@ -175,7 +175,9 @@ struct TruncationPlan {
     let end = try reader.logEnd()
     let logBase = try reader.logBase()
     let earliest = logBase?.cut ?? 1
-    let s: UInt64
+    // The cut; for one by age, found by the walk below that counts what lies before it.
+    var s: UInt64? = nil
+    var threshold: Date? = nil
     switch asked {
     case .before(let sequence):
       guard sequence >= 1 else { throw refuse(sequence, "sequences start at 1") }
@@ -200,17 +202,7 @@ struct TruncationPlan {
       s = sequence
     case .olderThan(let seconds):
       guard seconds.isFinite, seconds >= 0 else { throw refuse(nil, "an age of \(seconds) seconds is not one") }
-      let threshold = now.addingTimeInterval(-seconds)
-      var found = end.sequence + 1
-      try reader.txn.forEach(reader.dbs.log, from: StoreKey.sequence(earliest)) { k, v in
-        let h = try CommitCodec.decodeHeader(v, context: "log entry \(KeyField.u64(k, at: 0) ?? 0)")
-        guard h.time < threshold else {
-          found = h.firstSequence
-          return false
-        }
-        return true
-      }
-      s = found
+      threshold = now.addingTimeInterval(-seconds)
     case .keepCommits(let n):
       guard n >= 0 else { throw refuse(nil, "a number of commits to keep must be 0 or more, not \(n)") }
       let after = end.commit - (logBase?.number ?? 0)
@@ -225,8 +217,6 @@ struct TruncationPlan {
         s = first
       }
     }
-    guard s > earliest else { return nil }
-    cut = s
     var first: (key: UInt64, number: UInt64)? = nil
     var last = (number: UInt64(0), time: Date(timeIntervalSince1970: 0))
     var entries = 0
@@ -234,8 +224,13 @@ struct TruncationPlan {
     var bytes = 0
     try reader.txn.forEach(reader.dbs.log) { k, v in
       let key = KeyField.u64(k, at: 0) ?? 0
-      guard key < s else { return false }
+      if let s, key >= s { return false }
       let h = try CommitCodec.decodeHeader(v, context: "log entry \(key)")
+      // By age: the cut falls before the first commit after the base that is young enough.
+      if let threshold, key >= earliest, h.time >= threshold {
+        s = h.firstSequence
+        return false
+      }
       if first == nil { first = (key, h.number) }
       last = (h.number, h.time)
       entries += 1
@@ -243,7 +238,9 @@ struct TruncationPlan {
       bytes += k.count + v.count
       return true
     }
-    guard let first else { return nil }
+    let found = s ?? end.sequence + 1
+    guard found > earliest, let first else { return nil }
+    cut = found
     (firstKey, firstNumber) = first
     (lastNumber, lastTime) = last
     (self.entries, self.events, self.bytes) = (entries, events, bytes)
