@@ -170,6 +170,11 @@ struct TruncationTests {
     #expect(try store.truncate(.before(sequence: starts[5])).isEmpty)
     #expect(try store.truncate(.keepCommits(1000)).isEmpty)
     #expect(try store.truncate(.olderThan(seconds: 3600)).isEmpty)
+    // By age, measured from `now`: an hour on, every commit after the base is older.
+    let logEnd = try store.lastSequence()
+    let aged = try store.truncate(.olderThan(seconds: 60), now: Date().addingTimeInterval(3_600))
+    #expect(aged.cut == logEnd + 1 && aged.commits > 1, "\(aged)")
+    #expect(try store.verify().isOK)
   }
 
   @Test("reads before the base are refused with historyTruncated; the state at the cut and after is read")
