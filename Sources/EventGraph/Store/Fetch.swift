@@ -210,7 +210,7 @@ enum ValueOrder {
     case (.some(let x), .some(let y)):
       if let p = x.doubleValue, let q = y.doubleValue { return p < q ? -1 : p > q ? 1 : 0 }
       switch (x, y) {
-      case (.string(let p), .string(let q)), (.uri(let p), .uri(let q)): return p == q ? 0 : p < q ? -1 : 1
+      case (.string(let p), .string(let q)), (.uri(let p), .uri(let q)): return p < q ? -1 : p == q ? 0 : 1
       case (.date(let p), .date(let q)): return p < q ? -1 : p > q ? 1 : 0
       case (.boolean(let p), .boolean(let q)): return p == q ? 0 : (p ? 1 : -1)
       default:
