@@ -443,7 +443,8 @@ struct IncrementalResult {
   }
 }
 
-/// A query kept current: ``EventStore/observe(_:where:variables:sortedBy:)``.
+/// A query kept current: `EventStore.observe(_:where:variables:sortedBy:)` with an entity's
+/// name.
 ///
 /// It yields the result first, then, after commits that changed it (and only then), the
 /// new result with its ``ResultChanges``. Commits from other processes wake it as they do a
@@ -579,7 +580,7 @@ extension EventStore {
   /// follows the log of this handle's model version: after an upcast switches versions, a
   /// store opened again observes the new one.
   ///
-  /// - Throws: ``ErrorCode/unknownEntity``; the query's errors (``QueryError``) for a
+  /// - Throws: `StoreError.Code.unknownEntity`; the query's errors (``QueryError``) for a
   ///   predicate that does not compile; both before anything is yielded.
   public func observe(
     _ entity: String, where predicate: String? = nil, variables: [String: Value] = [:],
@@ -590,10 +591,10 @@ extension EventStore {
   }
 
   /// A typed query kept current: the records of `type` matching, as
-  /// ``observe(_:where:variables:sortedBy:)`` keeps the objects, each result's records read
+  /// `observe(_:where:variables:sortedBy:)` with an entity's name keeps the objects, each result's records read
   /// in the snapshot its difference was told from.
   ///
-  /// - Throws: what ``observe(_:where:variables:sortedBy:)`` throws, and ``RecordError`` for
+  /// - Throws: what `observe(_:where:variables:sortedBy:)` with a name throws, and ``RecordError`` for
   ///   a record type the model does not match.
   public func observe<R: Record>(
     _ type: R.Type, where predicate: String? = nil, variables: [String: Value] = [:],
