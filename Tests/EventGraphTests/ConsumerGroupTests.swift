@@ -87,7 +87,10 @@ struct ConsumerGroupTests {
     defer { removeDirectory(dir) }
     let (store, accounts) = try Self.setUp(dir)
     let journal = Journal()
-    let options = GroupOptions(lease: 2, partitions: 8)
+    // A lease no member lets lapse however loaded the machine, so that every commit is
+    // handled once (a lapse would hand an unacknowledged one to another member: at least
+    // once, not exactly) and the shares stay as evened out (at least every second).
+    let options = GroupOptions(lease: 600, partitions: 8)
     let members = try (0..<4).map { try store.consumerGroup("ledger", member: "m\($0)", options: options) }
     let tasks = members.map { m in Task { try await m.run { c in journal.record(m.member, c) } } }
     // The members even the partitions out among themselves as they see each other.
@@ -140,7 +143,9 @@ struct ConsumerGroupTests {
     try await Self.eventually("the steady member takes over the hanging one's partitions") {
       try store.consumerGroups().first?.partitions.allSatisfy { $0.position >= end } == true
     }
-    #expect(try store.consumerGroups().first?.partitions.allSatisfy { $0.holder == "steady" } == true)
+    // The hanging member holds nothing (the steady one may let a lease lapse on a loaded
+    // machine and take it back: who holds a partition at this moment is not the point).
+    #expect(try store.consumerGroups().first?.partitions.allSatisfy { $0.holder != "hangs" } == true)
     hangs.cancel()
     runs.cancel()
     _ = await hangs.result
@@ -164,7 +169,7 @@ struct ConsumerGroupTests {
     let attempts = Locked(0)
     let journal = Journal()
     let member = try store.consumerGroup(
-      "mail", member: "only", options: GroupOptions(lease: 2, partitions: 2, maxAttempts: 3, backoff: 0.001))
+      "mail", member: "only", options: GroupOptions(lease: 600, partitions: 2, maxAttempts: 3, backoff: 0.001))
     let poison = try #require(
       try store.write { tx in try tx.set(accounts[0], "note", .string("poison")) }.commit)
     try Self.commits(20, store, accounts, seed: 3)
@@ -217,7 +222,7 @@ struct ConsumerGroupTests {
     let (store, accounts) = try Self.setUp(dir, accounts: 6)
     try Self.commits(30, store, accounts, seed: 4)
     try store.truncate(.keepCommits(5))
-    let refused = try store.consumerGroup("late", member: "a", options: GroupOptions(lease: 1, partitions: 4))
+    let refused = try store.consumerGroup("late", member: "a", options: GroupOptions(lease: 600, partitions: 4))
     do {
       try await refused.run { _ in }
       Issue.record("a group behind the cut ran")
@@ -225,7 +230,7 @@ struct ConsumerGroupTests {
       #expect(e.code == .historyTruncated, "\(e)")
     }
     let journal = Journal()
-    let options = GroupOptions(lease: 1, partitions: 4, fromBase: true)
+    let options = GroupOptions(lease: 600, partitions: 4, fromBase: true)
     let member = try store.consumerGroup("late", member: "a", options: options)
     let runs = Task { try await member.run { c in journal.record(c.metadata.base == nil ? "commit" : "base", c) } }
     let end = try store.lastSequence()

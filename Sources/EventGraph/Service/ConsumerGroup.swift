@@ -155,7 +155,9 @@ public final class ConsumerGroup: Sendable {
       while true {
         try Task.checkCancellation()
         let generation = store.service.notifier.generation
-        if monotonicNow() - rebalanced >= options.lease / 3 {
+        // Every third of a lease, and at least every second: a member that joins gets its
+        // share soon whatever the lease.
+        if monotonicNow() - rebalanced >= min(options.lease / 3, 1) {
           try await rebalance()
           rebalanced = monotonicNow()
         }
