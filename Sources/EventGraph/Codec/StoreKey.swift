@@ -153,6 +153,9 @@ enum LinkEntry {
 
 /// Reading big-endian fields back out of a stored key.
 enum KeyField {
+  /// The eight bytes of `n`, big-endian: what ``u64(_:at:)`` reads.
+  static func bytes(_ n: UInt64) -> [UInt8] { withUnsafeBytes(of: n.bigEndian) { Array($0) } }
+
   static func u64(_ b: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
     b.integer(UInt64.self, at: offset, .bigEndian)
   }

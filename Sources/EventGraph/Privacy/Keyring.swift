@@ -338,7 +338,7 @@ final class Keyring: Sendable {
   }
 
   func wrapContext(_ subject: ObjectID) -> [UInt8] {
-    Self.identity(storeIDText) + Self.be(subject.rawValue)
+    Self.identity(storeIDText) + KeyField.bytes(subject.rawValue)
   }
 
   // MARK: - Sealing and opening
@@ -414,12 +414,8 @@ final class Keyring: Sendable {
     return opened
   }
 
-  private static func be(_ n: UInt64) -> [UInt8] {
-    (0..<8).map { UInt8(truncatingIfNeeded: n >> (8 * UInt64(7 - $0))) }
-  }
-
   private static func valueContext(_ subject: ObjectID, _ type: AttributeType) -> [UInt8] {
-    Self.be(subject.rawValue) + [type.code]
+    KeyField.bytes(subject.rawValue) + [type.code]
   }
 
   // MARK: - Erasure

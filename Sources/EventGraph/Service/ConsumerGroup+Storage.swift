@@ -11,13 +11,13 @@ internal import LMDB
 
 enum GroupKeys {
   /// A partition's stored state.
-  struct Partition {
+  struct Partition: Equatable {
     var position: UInt64
     /// When its lease lapses, in milliseconds since 1970 (0: free).
     var expires: UInt64
     var holder: String
 
-    var bytes: [UInt8] { be(position) + be(expires) + Array(holder.utf8) }
+    var bytes: [UInt8] { KeyField.bytes(position) + KeyField.bytes(expires) + Array(holder.utf8) }
 
     init(position: UInt64, expires: UInt64, holder: String) {
       self.position = position
@@ -33,23 +33,32 @@ enum GroupKeys {
     }
   }
 
-  /// An integer's eight bytes, big-endian.
-  static func be(_ n: UInt64) -> [UInt8] { withUnsafeBytes(of: n.bigEndian) { Array($0) } }
-
   static func now() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
   static func ms(_ seconds: Double) -> UInt64 { UInt64(max(0, seconds * 1000)) }
 
   static func configKey(_ g: String) -> [UInt8] { Array("c:\(g)".utf8) }
-  static func partitionKey(_ g: String, _ p: Int) -> [UInt8] { Array("p:\(g):".utf8) + be(UInt64(p)) }
+  static func partitionKey(_ g: String, _ p: Int) -> [UInt8] { Array("p:\(g):".utf8) + KeyField.bytes(UInt64(p)) }
   static func member(_ g: String, _ m: String) -> [UInt8] { Array("m:\(g):\(m)".utf8) }
   static func memberPrefix(_ g: String) -> String { "m:\(g):" }
   static func parkedPrefix(_ g: String) -> [UInt8] { Array("k:\(g):".utf8) }
-  static func parkedKey(_ g: String, _ sequence: UInt64) -> [UInt8] { parkedPrefix(g) + be(sequence) }
+  static func parkedKey(_ g: String, _ sequence: UInt64) -> [UInt8] { parkedPrefix(g) + KeyField.bytes(sequence) }
 
   static func partitionCount(_ g: String, _ db: Database, _ txn: borrowing some TransactionReading & ~Copyable) throws
     -> Int?
   {
     try txn.withValue(db, key: configKey(g)) { KeyField.u64($0, at: 0).map(Int.init) } ?? nil
+  }
+
+  /// Applies `change` to each of partitions `ps` that `member` still holds, and writes it.
+  static func change(
+    _ g: String, _ ps: Set<Int>, heldBy member: String, _ db: Database, _ txn: WriteHandle,
+    _ change: (inout Partition) -> Void
+  ) throws {
+    for p in ps {
+      guard var record = try partition(g, p, db, txn), record.holder == member else { continue }
+      change(&record)
+      try txn.put(db, key: partitionKey(g, p), value: record.bytes)
+    }
   }
 
   static func partition(_ g: String, _ p: Int, _ db: Database, _ txn: borrowing some TransactionReading & ~Copyable)
@@ -61,11 +70,11 @@ enum GroupKeys {
   /// A parked commit's stored form: last sequence, number, partition, attempts, time (ms),
   /// retry flag, then the error's UTF-8.
   static func encode(_ c: ParkedCommit) -> [UInt8] {
-    var out = be(c.lastSequence)
-    out += be(c.number)
-    out += be(UInt64(c.partition))
-    out += be(UInt64(c.attempts))
-    out += be(UInt64(max(0, c.parkedAt.timeIntervalSince1970 * 1000)))
+    var out = KeyField.bytes(c.lastSequence)
+    out += KeyField.bytes(c.number)
+    out += KeyField.bytes(UInt64(c.partition))
+    out += KeyField.bytes(UInt64(c.attempts))
+    out += KeyField.bytes(UInt64(max(0, c.parkedAt.timeIntervalSince1970 * 1000)))
     out.append(c.retry ? 1 : 0)
     out += Array(c.error.utf8)
     return out

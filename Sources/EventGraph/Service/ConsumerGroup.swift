@@ -202,11 +202,7 @@ public final class ConsumerGroup: Sendable {
     try await store.service.sideWrite { [db] txn in
       let now = GroupKeys.now()
       try txn.put(db, key: GroupKeys.member(key, me), value: BigEndianKey(now + GroupKeys.ms(lease)))
-      for p in mine {
-        guard var record = try GroupKeys.partition(key, p, db, txn), record.holder == me else { continue }
-        record.expires = now + GroupKeys.ms(lease)
-        try txn.put(db, key: GroupKeys.partitionKey(key, p), value: record.bytes)
-      }
+      try GroupKeys.change(key, mine, heldBy: me, db, txn) { $0.expires = now + GroupKeys.ms(lease) }
     }
   }
 
@@ -220,8 +216,9 @@ public final class ConsumerGroup: Sendable {
       let expires = now + GroupKeys.ms(options.lease)
       try txn.put(db, key: GroupKeys.member(key, me), value: BigEndianKey(expires))
       var alive = 0
-      try txn.forEach(db, from: Array(GroupKeys.memberPrefix(key).utf8)) { k, v in
-        guard k.starts(with: Array(GroupKeys.memberPrefix(key).utf8)) else { return false }
+      let members = Array(GroupKeys.memberPrefix(key).utf8)
+      try txn.forEach(db, from: members) { k, v in
+        guard k.starts(with: members) else { return false }
         if (BigEndianKey.decode(v) ?? 0) > now { alive += 1 }
         return true
       }
@@ -231,6 +228,7 @@ public final class ConsumerGroup: Sendable {
         records.append(
           try GroupKeys.partition(key, p, db, txn) ?? GroupKeys.Partition(position: 0, expires: 0, holder: ""))
       }
+      let stored = records
       var mine = records.indices.filter { records[$0].holder == me }
       while mine.count > share, let extra = mine.popLast() {
         records[extra].holder = ""
@@ -241,7 +239,8 @@ public final class ConsumerGroup: Sendable {
         mine.append(p)
       }
       for p in mine { records[p].expires = expires }
-      for p in records.indices {
+      // Only what changed: the partitions this member renews, gives back or takes.
+      for p in records.indices where records[p] != stored[p] {
         try txn.put(db, key: GroupKeys.partitionKey(key, p), value: records[p].bytes)
       }
       taken.withLock { $0 = Set(mine) }
@@ -254,11 +253,9 @@ public final class ConsumerGroup: Sendable {
     let (key, me, mine) = (name, member, partitions)
     try await store.service.sideWrite { [db] txn in
       _ = try txn.delete(db, key: GroupKeys.member(key, me))
-      for p in mine {
-        guard var record = try GroupKeys.partition(key, p, db, txn), record.holder == me else { continue }
-        record.holder = ""
-        record.expires = 0
-        try txn.put(db, key: GroupKeys.partitionKey(key, p), value: record.bytes)
+      try GroupKeys.change(key, mine, heldBy: me, db, txn) {
+        $0.holder = ""
+        $0.expires = 0
       }
     }
     owned.withLock { $0 = [] }
